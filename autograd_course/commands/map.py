@@ -1,0 +1,20 @@
+"""`autograd-course map`: print the course map."""
+
+from __future__ import annotations
+
+import argparse
+
+NAME = "map"
+HELP = "print the course map (notebooks in order, what each teaches)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """No arguments."""
+
+
+def main(args: argparse.Namespace) -> int:
+    """Print the map."""
+    from autograd_course.cli import course_map_text
+
+    print(course_map_text())
+    return 0

@@ -1,0 +1,157 @@
+"""`autograd_graph`: the backward graph torch recorded, as data, a text tree and Mermaid."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from helpers._validate import require_tensor
+
+__all__ = ["AutogradGraph", "GraphNode", "autograd_graph"]
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """A node: an operation's backward function, a leaf tensor, or the output itself."""
+
+    id: str
+    kind: str  # "output", "op" or "leaf"
+    label: str
+    shape: tuple[int, ...] | None = None
+
+    def __repr__(self) -> str:
+        return f"GraphNode({self.id}, {self.kind}, {self.label!r})"
+
+
+@dataclass
+class AutogradGraph:
+    """Nodes and forward-direction edges (input -> consumer) of a recorded graph."""
+
+    nodes: dict[str, GraphNode] = field(default_factory=dict)
+    edges: list[tuple[str, str]] = field(default_factory=list)
+    root: str | None = None
+
+    @property
+    def leaves(self) -> list[GraphNode]:
+        """The leaf tensors autograd will accumulate .grad into."""
+        return [n for n in self.nodes.values() if n.kind == "leaf"]
+
+    @property
+    def ops(self) -> list[str]:
+        """Backward-function class names, output first."""
+        return [n.label for n in self.nodes.values() if n.kind == "op"]
+
+    def inputs_of(self, node_id: str) -> list[str]:
+        """Ids of the nodes that feed node_id."""
+        return [a for a, b in self.edges if b == node_id]
+
+    def __repr__(self) -> str:
+        if self.root is None:
+            return "autograd graph: empty (not recorded: no grad_fn, not a leaf that requires grad)"
+        lines: list[str] = []
+        seen: set[str] = set()
+
+        def walk(node_id: str, prefix: str, last: bool, top: bool) -> None:
+            node = self.nodes[node_id]
+            text = _describe(node)
+            if top:
+                lines.append(text)
+            else:
+                lines.append(
+                    prefix + ("└── " if last else "├── ") + text + (" (see above)" if node_id in seen else "")
+                )
+            if node_id in seen:
+                return
+            seen.add(node_id)
+            children = self.inputs_of(node_id)
+            child_prefix = prefix if top else prefix + ("    " if last else "│   ")
+            for i, child in enumerate(children):
+                walk(child, child_prefix, i == len(children) - 1, False)
+
+        walk(self.root, "", True, True)
+        return "\n".join(lines)
+
+    def to_mermaid(self) -> str:
+        """A Mermaid flowchart, inputs at the top, the output at the bottom."""
+        lines = ["flowchart TD"]
+        for node in self.nodes.values():
+            label = _describe(node).replace('"', "#quot;")
+            shape = {"leaf": ('["', '"]'), "op": ('("', '")'), "output": ('[/"', '"/]')}[node.kind]
+            lines.append(f"    {node.id}{shape[0]}{label}{shape[1]}")
+        for a, b in self.edges:
+            lines.append(f"    {a} --> {b}")
+        lines.append("    classDef leaf fill:#e1f5fe,stroke:#0277bd")
+        lines.append("    classDef output fill:#c8e6c9,stroke:#2e7d32")
+        for kind in ("leaf", "output"):
+            ids = [n.id for n in self.nodes.values() if n.kind == kind]
+            if ids:
+                lines.append(f"    class {','.join(ids)} {kind}")
+        return "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:
+        if self.root is None:
+            return "*autograd graph: empty (the tensor was not recorded)*"
+        return "```mermaid\n" + self.to_mermaid() + "\n```"
+
+
+def _describe(node: GraphNode) -> str:
+    if node.kind == "leaf":
+        shape = "" if node.shape is None else f", shape {tuple(node.shape)}"
+        return f"{node.label} (leaf{shape})"
+    return node.label
+
+
+def autograd_graph(
+    tensor: torch.Tensor,
+    names: Mapping[str, torch.Tensor] | nn.Module | None = None,
+    *,
+    name: str = "output",
+) -> AutogradGraph:
+    """Walk tensor.grad_fn back to the leaves; leaves are named from `names` (or a model)."""
+    require_tensor(name, tensor)
+    if isinstance(names, nn.Module):
+        names = dict(names.named_parameters())
+    by_id = {id(t): n for n, t in (names or {}).items()}
+    graph = AutogradGraph()
+    if tensor.grad_fn is None and not tensor.requires_grad:
+        return graph
+    graph.root = "out"
+    graph.nodes["out"] = GraphNode("out", "output", name, tuple(tensor.shape))
+    if tensor.grad_fn is None:  # a leaf that requires grad: the graph is the tensor itself
+        graph.nodes["out"] = GraphNode("out", "leaf", by_id.get(id(tensor), name), tuple(tensor.shape))
+        return graph
+    ids: dict[object, str] = {}
+    counter = {"op": 0, "leaf": 0}
+
+    def node_for(fn: object) -> tuple[str, bool]:
+        if fn in ids:
+            return ids[fn], False
+        variable = getattr(fn, "variable", None)
+        if variable is not None:
+            counter["leaf"] += 1
+            label = by_id.get(id(variable), f"leaf {counter['leaf']}")
+            node = GraphNode(f"leaf{counter['leaf']}", "leaf", label, tuple(variable.shape))
+        else:
+            counter["op"] += 1
+            node = GraphNode(f"op{counter['op']}", "op", type(fn).__name__)
+        ids[fn] = node.id
+        graph.nodes[node.id] = node
+        return node.id, True
+
+    first, _ = node_for(tensor.grad_fn)
+    graph.edges.append((first, "out"))
+    stack = [tensor.grad_fn]
+    while stack:
+        fn = stack.pop()
+        consumer = ids[fn]
+        for child, _ in getattr(fn, "next_functions", ()):
+            if child is None:
+                continue
+            child_id, new = node_for(child)
+            graph.edges.append((child_id, consumer))
+            if new:
+                stack.append(child)
+    return graph

@@ -1,0 +1,167 @@
+"""Parameter inventory (what is trainable) and parameter changes (what a step moved)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from helpers._stats import on_device
+from helpers._table import html_table, text_table
+from helpers._validate import require_module
+
+__all__ = [
+    "ParameterChange",
+    "ParameterChanges",
+    "ParameterReport",
+    "ParameterRow",
+    "ParameterSnapshot",
+    "parameter_changes",
+    "parameter_report",
+    "snapshot_parameters",
+]
+
+
+@dataclass(frozen=True)
+class ParameterRow:
+    """One parameter: name, shape, size and whether it trains."""
+
+    name: str
+    shape: tuple[int, ...]
+    numel: int
+    requires_grad: bool
+
+
+class ParameterReport:
+    """parameter_report's result: `.rows`, `.total` and `.trainable` element counts."""
+
+    columns = ("name", "shape", "numel", "requires_grad")
+
+    def __init__(self, rows: list[ParameterRow]) -> None:
+        self.rows = rows
+        self.total = sum(r.numel for r in rows)
+        self.trainable = sum(r.numel for r in rows if r.requires_grad)
+
+    @property
+    def frozen(self) -> list[str]:
+        """Names of the parameters that do not require grad."""
+        return [r.name for r in self.rows if not r.requires_grad]
+
+    def _cells(self) -> list[list[object]]:
+        return [[r.name, r.shape, r.numel, r.requires_grad] for r in self.rows]
+
+    def _summary(self) -> str:
+        return f"total parameters: {self.total:,}, trainable: {self.trainable:,}"
+
+    def __repr__(self) -> str:
+        return f"parameter report ({self._summary()})\n" + text_table(self.columns, self._cells())
+
+    def _repr_html_(self) -> str:
+        return html_table(self.columns, self._cells(), caption=f"parameter report ({self._summary()})")
+
+
+def parameter_report(model: nn.Module) -> ParameterReport:
+    """Every parameter (a tied one once) with its shape and requires_grad; reads no values."""
+    require_module(model)
+    return ParameterReport(
+        [
+            ParameterRow(name, tuple(p.shape), p.numel(), p.requires_grad)
+            for name, p in model.named_parameters()
+        ]
+    )
+
+
+class ParameterSnapshot(dict):
+    """Parameter name to a detached copy of its value, taken by snapshot_parameters."""
+
+    def __repr__(self) -> str:
+        return f"ParameterSnapshot({len(self)} parameters: {', '.join(self)})"
+
+
+def snapshot_parameters(model: nn.Module) -> ParameterSnapshot:
+    """Copy every parameter's current value (on its device)."""
+    require_module(model)
+    return ParameterSnapshot((name, p.detach().clone()) for name, p in model.named_parameters())
+
+
+@dataclass(frozen=True)
+class ParameterChange:
+    """How much one parameter moved since the snapshot."""
+
+    name: str
+    changed: bool
+    mean_delta: float
+    max_delta: float
+
+
+class ParameterChanges:
+    """parameter_changes' result: `.changed` maps name to bool; rows hold the deltas."""
+
+    columns = ("name", "status", "mean_delta", "max_delta")
+
+    def __init__(self, rows: list[ParameterChange]) -> None:
+        self.rows = rows
+        self.changed = {r.name: r.changed for r in rows}
+
+    @property
+    def unchanged(self) -> list[str]:
+        """Names of the parameters that did not move."""
+        return [r.name for r in self.rows if not r.changed]
+
+    def _cells(self) -> list[list[object]]:
+        return [
+            [r.name, "changed" if r.changed else "unchanged", r.mean_delta, r.max_delta] for r in self.rows
+        ]
+
+    def _summary(self) -> str:
+        return f"{sum(self.changed.values())} of {len(self.rows)} changed"
+
+    def __getitem__(self, name: str) -> ParameterChange:
+        for row in self.rows:
+            if row.name == name:
+                return row
+        raise KeyError(f"no parameter named {name!r}")
+
+    def __repr__(self) -> str:
+        return f"parameter changes ({self._summary()})\n" + text_table(self.columns, self._cells())
+
+    def _repr_html_(self) -> str:
+        return html_table(
+            self.columns,
+            self._cells(),
+            caption=f"parameter changes ({self._summary()})",
+            status_column="status",
+        )
+
+
+@torch.no_grad()
+def parameter_changes(model: nn.Module, snapshot: dict[str, torch.Tensor]) -> ParameterChanges:
+    """Compare parameters with a snapshot; one host read for all of them."""
+    require_module(model)
+    if not isinstance(snapshot, dict):
+        raise TypeError(f"expected the dict from snapshot_parameters(), got {type(snapshot).__name__}")
+    named = list(model.named_parameters())
+    missing = [n for n, _ in named if n not in snapshot]
+    if missing:
+        raise KeyError(f"the snapshot has no entry for {missing}; take it from the same model")
+    for name, p in named:
+        if snapshot[name].shape != p.shape:
+            raise ValueError(
+                f"{name}: snapshot shape {tuple(snapshot[name].shape)} != parameter shape {tuple(p.shape)}"
+            )
+    if not named:
+        return ParameterChanges([])
+    device = named[0][1].device
+    stats = []
+    for name, p in named:
+        before = on_device(snapshot[name], p.device)
+        delta = (p.detach() - before).abs().double()
+        differs = (p.detach() != before).any().double()
+        mean = delta.mean() if delta.numel() else delta.new_zeros(())
+        mx = delta.amax() if delta.numel() else delta.new_zeros(())
+        stats.append(on_device(torch.stack([differs, mean, mx]), device))
+    values = torch.stack(stats).tolist()
+    return ParameterChanges(
+        [ParameterChange(name, bool(v[0]), v[1], v[2]) for (name, _), v in zip(named, values)]
+    )
