@@ -6,7 +6,14 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograd_course.challenge import EXERCISES, Incorrect, NotAttempted, NotAttemptedError, Outcome, challenge
+from autograd_course.challenge import (
+    EXERCISES,
+    Incorrect,
+    NotAttempted,
+    NotAttemptedError,
+    Outcome,
+    challenge,
+)
 from autograd_course.challenge.catalogue import BUGS, CORRECT_SETUP, CORRECT_STEP, build_broken
 from autograd_course.challenge.exercise import fix_trace_or_error, part1_verdict, part2_verdict
 from helpers import (
