@@ -61,3 +61,10 @@ def test_nothing_is_printed_when_it_fails(capsys):
 def test_a_non_exception_class_is_a_clear_error(bad):
     with pytest.raises(TypeError, match="expected an exception class such as RuntimeError"):
         expect_error(bad)
+
+
+def test_a_bad_pattern_is_a_clear_error_before_the_body_runs():
+    with pytest.raises(ValueError, match=r"expected match to be a valid regular expression: '\(unclosed'"):
+        expect_error(RuntimeError, "(unclosed")
+    with pytest.raises(TypeError, match="expected match to be a regular expression string, got NoneType"):
+        expect_error(RuntimeError, None)

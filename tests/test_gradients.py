@@ -344,3 +344,36 @@ def test_mean_abs_is_accurate_on_a_large_gradient():
     layer.bias.grad = torch.full_like(layer.bias, 0.1)
     row = gradient_report(layer)["weight"]
     assert row.mean_abs == pytest.approx(layer.weight.grad.double().abs().mean().item(), rel=1e-6)
+
+
+def test_grad_norm_takes_torch_foreach_path(deep_model, monkeypatch):
+    calls = []
+    real = torch._foreach_norm
+
+    def spy(tensors, *args, **kwargs):
+        calls.append(len(tensors))
+        return real(tensors, *args, **kwargs)
+
+    monkeypatch.setattr(torch, "_foreach_norm", spy)
+    grad_norm(deep_model)
+    assert calls == [200]  # one fused call over every gradient of one device and dtype
+
+
+def test_reports_work_under_no_grad_and_inference_mode():
+    model, opt = status_zoo()
+    expected = classify_parameter_gradients(model, opt).status
+    with torch.no_grad():
+        assert classify_parameter_gradients(model, opt).status == expected
+    with torch.inference_mode():
+        assert gradient_report(model).status["live.bias"] is GradStatus.OK
+        assert torch.isinf(grad_norm(model))  # the sqrt-at-0 gradient is infinite
+
+
+def test_rows_are_values_with_a_readable_repr():
+    model, _ = status_zoo()
+    report = gradient_report(model)
+    row = report["unused.weight"]
+    assert repr(row) == "GradientRow('unused.weight', NO_GRAD, mean_abs=None, max_abs=None, nan=0, inf=0)"
+    assert len(report) == 11 and list(report) == report.rows
+    with pytest.raises(AttributeError):
+        row.status = GradStatus.OK  # rows are frozen: a report cannot be edited after the fact

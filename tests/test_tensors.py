@@ -110,3 +110,25 @@ def test_the_tensor_is_left_alone():
 def test_a_non_tensor_is_a_clear_error(bad):
     with pytest.raises(TypeError, match=r"expected 'x' to be a torch\.Tensor, got"):
         debug_tensor("x", bad)
+
+
+def test_sparse_statistics_count_the_unstored_zeros():
+    dense = torch.tensor([[0.0, 2.0, 0.0], [3.0, 0.0, float("inf")]])
+    info = debug_tensor("s", dense.to_sparse())
+    assert (info.min, info.max) == (0.0, math.inf)
+    assert (info.nan, info.inf) == (0, 1)
+    positive = torch.tensor([[0.0, 2.0], [4.0, 0.0]]).to_sparse()
+    info = debug_tensor("p", positive)
+    assert (info.min, info.max, info.mean) == (0.0, 4.0, 1.5)  # mean over all 4 elements
+    full = torch.tensor([1.0, 3.0]).to_sparse()  # nothing unstored: no extra zero
+    assert debug_tensor("f", full).min == 1.0
+    empty = torch.zeros(2, 2).to_sparse()
+    assert (debug_tensor("e", empty).min, debug_tensor("e", empty).max) == (0.0, 0.0)
+
+
+def test_sparse_embedding_gradient_is_described():
+    emb = torch.nn.Embedding(5, 2, sparse=True)
+    emb(torch.tensor([1, 1])).sum().backward()
+    info = debug_tensor("emb.weight.grad", emb.weight.grad)
+    assert info.max == 2.0 and info.min == 0.0
+    assert info.mean == pytest.approx(emb.weight.grad.to_dense().mean().item())
