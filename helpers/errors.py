@@ -38,7 +38,7 @@ class ExpectedError:
         self.exception = exc
         if not self.quiet:
             first = message.strip().splitlines()[0] if message.strip() else ""
-            print(f"{type(exc).__name__}: {first}")
+            print(f"{type(exc).__name__}: {first}" if first else type(exc).__name__)
         return True
 
     def __repr__(self) -> str:
