@@ -24,6 +24,11 @@ READS = {
     "torch.nonzero": lambda: torch.nonzero(T),
     "if tensor": lambda: 1 if (T > 0).any() else 0,
     "f-string": lambda: f"{T[1]:.2f}",
+    "str": lambda: str(T),
+    "complex": lambda: complex(T[1]),
+    "argwhere": lambda: T.argwhere(),
+    "masked_select": lambda: torch.masked_select(T, T > 0),
+    "tuple bool-mask index": lambda: T.view(1, 3)[0, T > 0],
 }
 
 
