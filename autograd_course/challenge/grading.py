@@ -29,6 +29,9 @@ from pathlib import Path
 __all__ = ["STATUSES", "Record", "grade_folder", "grade_notebook", "inspect_submission", "parts_of"]
 
 STATUSES = ("passed", "failed", "not_attempted", "error", "timeout")
+# The worker enforces --timeout on the notebook's cells (and kills the kernel); the parent kills a
+# worker that is still there this long after it, in case the worker itself hangs.
+GRACE = 60.0
 
 
 @dataclass
@@ -94,12 +97,13 @@ def _inject(nb, exercises: dict[str, list[int]], export_dir: Path):
 
 
 def grade_notebook(
-    path: Path, name: str, scratch: Path, executed: Path | None, cell_timeout: int
+    path: Path, name: str, scratch: Path, executed: Path | None, budget: float
 ) -> list[Record]:
     """Execute one submission in a fresh kernel, then judge its exports (called in a worker process)."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
+    deadline = time.monotonic() + budget
     nb, reason = inspect_submission(path)
     if nb is None:
         return [Record(name, "-", None, "error", reason)]
@@ -120,19 +124,20 @@ def grade_notebook(
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     client = NotebookClient(
         nb,
-        timeout=cell_timeout,
+        timeout_func=lambda _source: max(1, int(deadline - time.monotonic())),
+        shutdown_kernel="immediate",
         allow_errors=True,
         kernel_name="python3",
         resources={"metadata": {"path": str(run_dir)}},
     )
-    env = dict(os.environ, AUTOGRAD_COURSE_GRADER="1", PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     failure = None
     try:
         client.execute(env=env)
     except DeadKernelError as exc:
         failure = ("error", f"the kernel died while running the notebook ({str(exc)[:80]})")
     except CellTimeoutError:
-        failure = ("timeout", f"a cell ran longer than {cell_timeout} s")
+        failure = ("timeout", f"the notebook ran longer than {budget:g} s")
     except Exception as exc:
         failure = ("error", f"the notebook could not be run: {type(exc).__name__}: {str(exc)[:120]}")
     if executed is not None:
@@ -245,34 +250,31 @@ def grade_folder(
                     name,
                     str(scratch),
                     str(out),
-                    str(int(timeout) + 1),
+                    str(timeout),
                     str(executed or ""),
                 ]
-                proc = subprocess.Popen(
-                    cmd,
-                    cwd=scratch,
-                    start_new_session=True,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE,
-                )
+                with (scratch / "stderr.txt").open("wb") as stderr:  # a file: a full pipe would block
+                    proc = subprocess.Popen(
+                        cmd, cwd=scratch, start_new_session=True, stdout=subprocess.DEVNULL, stderr=stderr
+                    )
                 running.append((name, proc, time.monotonic(), out, path))
             time.sleep(0.1)
             for item in list(running):
                 name, proc, started, out, path = item
-                if proc.poll() is None and time.monotonic() - started <= timeout:
+                if proc.poll() is None and time.monotonic() - started <= timeout + GRACE:
                     continue
                 if proc.poll() is None:
                     _kill_group(proc)
-                    records += _whole(name, path, "timeout", f"the notebook ran longer than {timeout:g} s")
+                    records += _whole(
+                        name, path, "timeout", f"grading took longer than {timeout + GRACE:g} s"
+                    )
                 elif out.exists():
                     records += [Record(**r) for r in json.loads(out.read_text())]
                 else:
-                    err = (proc.stderr.read().decode(errors="replace").strip().splitlines() or ["no output"])[
-                        -1
-                    ]
-                    records += _whole(name, path, "error", f"grading crashed: {err[:160]}")
-                if proc.stderr:
-                    proc.stderr.close()
+                    lines = (out.parent / "stderr.txt").read_text(errors="replace").strip().splitlines()
+                    records += _whole(
+                        name, path, "error", f"grading crashed: {(lines or ['no output'])[-1][:160]}"
+                    )
                 running.remove(item)
                 bar.update(1)
     bar.close()
@@ -288,9 +290,9 @@ def _whole(name: str, path: Path, status: str, message: str) -> list[Record]:
 
 
 def _worker(argv: list[str]) -> int:
-    path, name, scratch, out, cell_timeout, executed = argv
+    path, name, scratch, out, budget, executed = argv
     records = grade_notebook(
-        Path(path), name, Path(scratch), Path(executed) if executed else None, int(cell_timeout)
+        Path(path), name, Path(scratch), Path(executed) if executed else None, float(budget)
     )
     Path(out).write_text(json.dumps([asdict(r) for r in records]))
     return 0

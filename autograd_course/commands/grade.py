@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 NAME = "grade"
-HELP = "grade every submitted notebook in parallel; writes results.json, results.csv, summary.md"
+HELP = "grade every submitted notebook in parallel; writes results.json, results.csv, summary.md, executed/"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -14,7 +14,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("submissions", help="folder of submissions (any file names, nested folders allowed)")
     parser.add_argument("--out", required=True, help="results folder (must be outside the submissions)")
     parser.add_argument("--jobs", type=int, default=2, help="notebooks graded at once (default: 2)")
-    parser.add_argument("--timeout", type=float, default=300, help="seconds per notebook (default: 300)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=300,
+        help="seconds each notebook may run, then: timeout (default: 300)",
+    )
     parser.add_argument("--overwrite", action="store_true", help="replace results already in --out")
 
 
