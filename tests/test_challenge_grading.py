@@ -101,7 +101,21 @@ def bad_run(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def graded(bad_run, tmp_path_factory):
+def check_run(tmp_path_factory):
+    """Start, in the background, `autograd-course check` on a fresh workspace's exercise B."""
+    ws = tmp_path_factory.mktemp("workspace")
+    assert main(["start", str(ws)]) == 0
+    notebook = next(ws.glob("B_*.ipynb"))
+    cmd = [sys.executable, "-m", "autograd_course", "check", str(notebook)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    yield proc, ws
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def graded(bad_run, check_run, tmp_path_factory):
     """One grade run over every synthetic submission (while bad_run waits for its timeout)."""
     subs = tmp_path_factory.mktemp("submissions")
     out = tmp_path_factory.mktemp("results")
@@ -228,3 +242,18 @@ def test_solutions_and_exercises_tag_the_same_cells():
         a = [m for _, m in challenge_cells(nbformat.read(sol, as_version=4))]
         b = [m for _, m in challenge_cells(nbformat.read(EXE / sol.name, as_version=4))]
         assert a == b and all(META_KEY for _ in a)
+
+
+def test_check_grades_a_fresh_exercise_as_not_attempted_and_records_progress(check_run, capsys):
+    proc, ws = check_run
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 1, err.decode()[-2000:]
+    table = out.decode()
+    assert table.splitlines()[0].split() == ["notebook", "exercise", "part", "outcome", "message"]
+    assert table.count("not_attempted") == 2
+    assert main(["progress", "--dir", str(ws)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "to do: part 1: not_attempted, part 2: not_attempted" in next(
+        x for x in lines if x.split()[0] == "B"
+    )
+    assert lines[-1].startswith("Next: ") and lines[-1].endswith("A_detached_output.ipynb")
