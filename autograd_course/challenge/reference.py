@@ -12,7 +12,7 @@ from torch.overrides import TorchFunctionMode
 from autograd_course.challenge.catalogue import build_broken
 from helpers import make_tiny_problem
 
-__all__ = ["REFERENCE_STEPS", "BrokenTrace", "StepRecord", "tensor_stats", "trace_broken"]
+__all__ = ["REFERENCE_STEPS", "BrokenTrace", "StepRecord", "close", "tensor_stats", "trace_broken"]
 
 REFERENCE_STEPS = 4  # evidence may come from any of the first few broken steps
 
@@ -43,8 +43,7 @@ class _Recorder(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         if isinstance(out, torch.Tensor) and out.is_floating_point() and out.numel() <= 4096:
-            with torch._C.DisableTorchFunction():
-                self.seen.append(tensor_stats(out))
+            self.seen.append(tensor_stats(out))  # torch calls in here skip this mode: no recursion
         return out
 
 
