@@ -11,6 +11,7 @@ import pytest
 from course_files import FIXTURES, REPO
 
 if TYPE_CHECKING:
+    from lab_page import LabPage
     from lab_server import LabServer
     from notebook_page import NotebookPage
     from playwright.sync_api import BrowserContext
@@ -86,21 +87,22 @@ def browser_context(
             context.close()
 
 
+@pytest.fixture(scope="session")
+def lab_page(lab_server: LabServer, browser_context: BrowserContext) -> LabPage:
+    """The worker's JupyterLab page, loaded once; notebooks open in it one after another."""
+    from lab_page import LabPage
+
+    return LabPage(browser_context.new_page(), lab_server).load()
+
+
 @pytest.fixture
-def open_notebook(
-    lab_server: LabServer, browser_context: BrowserContext, tmp_path: Path
-) -> Iterator[Callable[[str], NotebookPage]]:
-    """Open a notebook (path relative to the course root) in a new page; close it and its kernel after."""
+def open_notebook(lab_page: LabPage, tmp_path: Path) -> Iterator[Callable[[str], NotebookPage]]:
+    """Open a notebook (path relative to the course root); after the test, close it and stop its kernel."""
     from notebook_page import NotebookPage
 
-    opened: list[NotebookPage] = []
-
     def open_(path: str) -> NotebookPage:
-        notebook = NotebookPage(browser_context.new_page(), lab_server, path, tmp_path)
-        opened.append(notebook)
-        return notebook.open()
+        lab_page.close_all()
+        return NotebookPage(lab_page, path, tmp_path).open()
 
     yield open_
-    for notebook in opened:
-        notebook.page.close()
-    lab_server.shutdown_kernels()
+    lab_page.close_all()

@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -88,6 +89,7 @@ class LabServer:
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path = home / "jupyterlab.log"
+        self._shutdowns: list[threading.Thread] = []
 
     def __repr__(self) -> str:
         state = f"pid {self.process.pid}" if self.process else "not running"
@@ -190,14 +192,23 @@ class LabServer:
         return json.loads(body) if body else None
 
     def shutdown_kernels(self) -> None:
-        """Shut down every session and kernel the browser started (keeps CPUs free between notebooks)."""
-        for session in self.api("GET", "/api/sessions") or []:  # type: ignore[union-attr]
-            self.api("DELETE", f"/api/sessions/{session['id']}")
-        for kernel in self.api("GET", "/api/kernels") or []:  # type: ignore[union-attr]
-            self.api("DELETE", f"/api/kernels/{kernel['id']}")
+        """Shut down every kernel the browser started, in the background (the next notebook need not wait)."""
+        kernels = [k["id"] for k in self.api("GET", "/api/kernels") or []]  # type: ignore[union-attr]
+        sessions = [s["id"] for s in self.api("GET", "/api/sessions") or []]  # type: ignore[union-attr]
+
+        def shut_down() -> None:
+            for path in [*(f"/api/sessions/{s}" for s in sessions), *(f"/api/kernels/{k}" for k in kernels)]:
+                with contextlib.suppress(OSError, urllib.error.URLError):
+                    self.api("DELETE", path)
+
+        thread = threading.Thread(target=shut_down, name="shutdown-kernels", daemon=True)
+        thread.start()
+        self._shutdowns.append(thread)
 
     def stop(self, grace: float = 10.0) -> None:
         """Stop the server and every process below it (kernels included): TERM, then KILL."""
+        for thread in self._shutdowns:
+            thread.join(timeout=grace)
         process = self.process
         if process is None:
             return

@@ -1,82 +1,19 @@
-"""Drive one notebook in JupyterLab with Playwright: open it, run it, list what a reader would see broken."""
+"""Drive one notebook in JupyterLab with Playwright: run it, check it, move its controls, screenshot it."""
 
 from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from notebook_checks import READ_CELLS, CellView, Problem, problems_in
 
 if TYPE_CHECKING:
-    from lab_server import LabServer
-    from playwright.sync_api import ConsoleMessage, Error, Page
+    from lab_page import LabPage
 
-__all__ = [
-    "IGNORED_CONSOLE_ERRORS",
-    "CellView",
-    "Interaction",
-    "NotebookPage",
-    "Problem",
-    "problems_in",
-]
-
-# Console errors that say nothing about the course. JupyterLab 4.6 logs none while it opens and runs a
-# healthy notebook here: the server runs with news and update checks off and a read-only extension
-# manager, so nothing asks the network. Add a pattern only with the reason it is harmless.
-IGNORED_CONSOLE_ERRORS: tuple[tuple[str, str], ...] = ()
-
-_MERMAID_BLOCK = re.compile(r"^[ \t]*(```|~~~)[ \t]*mermaid[^\n]*\n(.*?)^[ \t]*\1", re.MULTILINE | re.DOTALL)
-_IMAGE_MIMES = ("image/png", "image/jpeg", "image/gif", "image/svg+xml")
-_WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-_WIDGET_ERROR = re.compile(
-    r"Error displaying widget|Click to show javascript error|Failed to (?:load|create)"
-)
-
-# One snapshot of every cell: the model (source, execution count, outputs) through the app JupyterLab exposes
-# with `expose_app_in_browser`, and what its DOM shows (errors render as plain stderr text in JupyterLab 4.6,
-# so only the model tells an error output from a warning).
-_READ_CELLS = """() => {
-  const panel = window.jupyterapp.shell.currentWidget;
-  const text = (node) => (node ? node.innerText : "");
-  return panel.content.widgets.map((cell) => {
-    const model = cell.model;
-    const outputs = model.type === "code" ? model.outputs.toJSON() : [];
-    const children = model.type === "code"
-      ? [...cell.outputArea.node.querySelectorAll(":scope > .jp-OutputArea-child")] : [];
-    return {
-      kind: model.type,
-      source: model.sharedModel.getSource(),
-      count: model.type === "code" ? model.executionCount : null,
-      running: model.type === "code" && model.executionState === "running",
-      outputs: outputs.map((o, i) => ({
-        type: o.output_type,
-        mimes: Object.keys(o.data || {}),
-        markdown: String((o.data || {})["text/markdown"] || ""),
-        error: o.output_type === "error" ? `${o.ename}: ${o.evalue}` : "",
-        shown: text(children[i]).slice(0, 2000),
-        live: !!(children[i] && children[i].querySelector(".jupyter-widgets, [class*='widget-']")),
-      })),
-      mermaid: [...cell.node.querySelectorAll(".jp-RenderedMermaid")].map((m) => ({
-        ok: !m.classList.contains("jp-mod-warning")
-          && !!m.querySelector("img[src^='data:image/svg+xml']"),
-        text: text(m).slice(0, 500),
-      })),
-      images: [...cell.node.querySelectorAll(".jp-RenderedImage img")].map(
-        (img) => img.complete && img.naturalWidth > 0),
-      widgetErrors: [...cell.node.querySelectorAll(".jp-OutputArea-output")]
-        .map(text).filter((t) => /Error displaying widget|Click to show javascript error/.test(t))
-        .map((t) => t.slice(0, 300)),
-    };
-  });
-}"""
-
-_KERNEL_IDLE = """() => {
-  const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-  const kernel = panel && panel.sessionContext && panel.sessionContext.session
-    && panel.sessionContext.session.kernel;
-  return !!kernel && kernel.status === "idle";
-}"""
+__all__ = ["Interaction", "NotebookPage"]
 
 _FINISHED = """() => {
   const panel = window.jupyterapp.shell.currentWidget;
@@ -90,14 +27,16 @@ _FINISHED = """() => {
 # The first slider, checkbox or toggle button (in the order `kinds` allows), tagged for Playwright, and the
 # first widget Output after it: the output that control drives.
 _FIND_CONTROL = """(kinds) => {
-  const selectors = {
-    slider: ".widget-slider .noUi-handle",
-    checkbox: ".widget-checkbox input[type='checkbox']",
-    toggle: "button.widget-toggle-button, .widget-toggle-buttons button",
-  };
   const notebook = window.jupyterapp.shell.currentWidget.content.node;
-  const found = kinds.flatMap((kind) =>
-    [...notebook.querySelectorAll(selectors[kind])].map((node) => ({ kind, node })));
+  const all = (selector) => [...notebook.querySelectorAll(selector)];
+  const controls = {
+    slider: () => all(".widget-slider .noUi-handle"),
+    checkbox: () => all(".widget-checkbox input[type='checkbox']"),
+    // A ToggleButton flips on any click; in ToggleButtons only a button not already selected changes it.
+    toggle: () => all("button.widget-toggle-button").filter(
+      (b) => !(b.closest(".widget-toggle-buttons") && b.classList.contains("mod-active"))),
+  };
+  const found = kinds.flatMap((kind) => controls[kind]().map((node) => ({ kind, node })));
   if (!found.length) return null;
   found.sort((a, b) => a.node.compareDocumentPosition(b.node) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1);
   const { kind, node } = found[0];
@@ -125,93 +64,6 @@ _READ_OUTPUT = """() => {
 }"""
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One thing a reader would see broken: which check, which cell (0-based), what."""
-
-    check: str
-    cell: int | None
-    message: str
-
-    def __str__(self) -> str:
-        where = f"cell {self.cell}" if self.cell is not None else "page"
-        return f"[{self.check}] {where}: {self.message}"
-
-
-@dataclass(frozen=True)
-class CellView:
-    """What one cell holds and shows after the run (a snapshot of `_READ_CELLS`)."""
-
-    index: int
-    kind: str
-    source: str
-    count: int | None
-    running: bool
-    outputs: list[dict[str, Any]]
-    mermaid: list[dict[str, Any]]
-    images: list[bool]
-    widget_errors: list[str]
-
-    def __repr__(self) -> str:
-        return f"CellView({self.index}, {self.kind}, count={self.count}, outputs={len(self.outputs)})"
-
-    def expected_mermaid(self) -> int:
-        """How many distinct Mermaid diagrams this cell should draw (its Markdown, its outputs)."""
-        texts = [self.source] if self.kind == "markdown" else []
-        texts += [o["markdown"] for o in self.outputs]
-        # JupyterLab caches a drawn diagram by its text, so identical diagrams may share one figure.
-        diagrams = {" ".join(m.group(2).split()) for t in texts for m in _MERMAID_BLOCK.finditer(t)}
-        return len(diagrams) + sum("text/vnd.mermaid" in o["mimes"] for o in self.outputs)
-
-
-def problems_in(cells: list[CellView], console: list[str]) -> list[Problem]:
-    """Every check on a finished run: errors, cells not run, Mermaid, widgets, plots, console errors."""
-    found: list[Problem] = []
-    for cell in cells:
-        if cell.kind == "code" and cell.source.strip():
-            if cell.running:
-                found.append(Problem("not finished", cell.index, "still running"))
-            elif cell.count is None:
-                found.append(Problem("not run", cell.index, "the cell has no execution count"))
-        for output in cell.outputs:
-            if output["type"] == "error":
-                shown = output["shown"].strip().splitlines()
-                found.append(
-                    Problem("cell error", cell.index, f"{output['error']} (shows {len(shown)} lines)")
-                )
-        for diagram in cell.mermaid:
-            if not diagram["ok"]:
-                found.append(
-                    Problem("mermaid", cell.index, "not drawn: " + " ".join(diagram["text"].split()))
-                )
-        if len(cell.mermaid) < cell.expected_mermaid():
-            found.append(
-                Problem(
-                    "mermaid", cell.index, f"{cell.expected_mermaid()} diagrams, {len(cell.mermaid)} rendered"
-                )
-            )
-        for output in cell.outputs:
-            if _WIDGET_MIME in output["mimes"]:
-                if _WIDGET_ERROR.search(output["shown"]):
-                    found.append(Problem("widget", cell.index, " ".join(output["shown"].split())[:200]))
-                elif not output["live"]:
-                    found.append(Problem("widget", cell.index, "no widget control rendered"))
-        if not any(p.check == "widget" and p.cell == cell.index for p in found):
-            # A broken view nested in a container, or one the model does not list as a widget output.
-            found += [Problem("widget", cell.index, " ".join(m.split())[:200]) for m in cell.widget_errors]
-        expected_images = sum(any(m in o["mimes"] for m in _IMAGE_MIMES) for o in cell.outputs)
-        if sum(cell.images) < expected_images or not all(cell.images):
-            found.append(
-                Problem(
-                    "plot",
-                    cell.index,
-                    f"{expected_images} images, {sum(cell.images)} drawn of {len(cell.images)}",
-                )
-            )
-    found += [Problem("console", None, message) for message in console]
-    return found
-
-
 @dataclass
 class Interaction:
     """A control changed in the page and the output it drives, before and after."""
@@ -229,37 +81,25 @@ class Interaction:
         return bool(self.after.strip()) and self.after != self.before
 
 
-@dataclass
 class NotebookPage:
-    """One notebook opened in a fresh JupyterLab page, with the page's console errors collected."""
+    """One notebook open in the worker's JupyterLab page, with the console errors logged since it opened."""
 
-    page: Page
-    server: LabServer
-    path: str
-    shots: Path
-    console: list[str] = field(default_factory=list)
+    def __init__(self, lab: LabPage, path: str, shots: Path) -> None:
+        self.lab, self.page, self.path, self.shots = lab, lab.page, path, shots
+        self._console_from = len(lab.console)
 
     def __repr__(self) -> str:
         return f"NotebookPage({self.path!r}, console errors={len(self.console)})"
 
-    def _on_console(self, message: ConsoleMessage) -> None:
-        """Keep console errors that no IGNORED_CONSOLE_ERRORS pattern explains."""
-        if message.type == "error" and not any(re.search(p, message.text) for p, _ in IGNORED_CONSOLE_ERRORS):
-            self.console.append(
-                message.text.strip().splitlines()[0][:300] if message.text.strip() else "(empty)"
-            )
-
-    def _on_page_error(self, error: Error) -> None:
-        """Uncaught exceptions in the page are errors too."""
-        self.console.append(f"uncaught {error.name}: {error.message}"[:300])
+    @property
+    def console(self) -> list[str]:
+        """Console errors logged since this notebook was opened."""
+        return self.lab.console[self._console_from :]
 
     def open(self, timeout: float = 90.0) -> NotebookPage:
-        """Load JupyterLab on this notebook and wait until its kernel is idle."""
-        self.page.on("console", self._on_console)
-        self.page.on("pageerror", self._on_page_error)
-        self.page.goto(self.server.lab_url(self.path), timeout=timeout * 1000)
-        self.page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout * 1000)
-        self.page.wait_for_function(_KERNEL_IDLE, timeout=timeout * 1000)
+        """Open the notebook and wait until its kernel is idle."""
+        self._console_from = len(self.lab.console)
+        self.lab.open(self.path, timeout)
         return self
 
     def _menu(self, menu: str, command: str) -> None:
@@ -297,7 +137,7 @@ class NotebookPage:
 
     def cells(self) -> list[CellView]:
         """A snapshot of every cell's model and rendering."""
-        raw = self.page.evaluate(_READ_CELLS)
+        raw = self.page.evaluate(READ_CELLS)
         return [
             CellView(
                 i,
@@ -317,7 +157,7 @@ class NotebookPage:
         """The checks' findings, giving diagrams, widgets and images up to `settle` s to finish drawing."""
         deadline = time.monotonic() + settle
         while True:
-            found = problems_in(self.cells(), list(self.console))
+            found = problems_in(self.cells(), self.console)
             if not found or time.monotonic() > deadline:
                 return found
             self.page.wait_for_timeout(500)
