@@ -2,59 +2,33 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from course_files import FIXTURES, REPO
+
+from browser.chromium import CHROMIUM_ARGS, require_chromium
+from browser.course_files import FIXTURES, REPO
 
 if TYPE_CHECKING:
-    from lab_page import LabPage
-    from lab_server import LabServer
-    from notebook_page import NotebookPage
     from playwright.sync_api import BrowserContext
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-INSTALL_HINT = "install it with: apt-get update && apt-get install -y chromium"
-
-
-def _browser_missing(reason: str) -> None:
-    """Fail where CI requires the browser (AUTOGRAD_COURSE_REQUIRE_BROWSER=1), skip elsewhere."""
-    if os.environ.get("AUTOGRAD_COURSE_REQUIRE_BROWSER") == "1":
-        pytest.fail(
-            f"{reason} and AUTOGRAD_COURSE_REQUIRE_BROWSER=1 requires the browser tests; {INSTALL_HINT}"
-        )
-    pytest.skip(f"{reason}; {INSTALL_HINT}")
+    from browser.lab_page import LabPage
+    from browser.lab_server import LabServer
+    from browser.notebook_page import NotebookPage
 
 
 @pytest.fixture(scope="session")
 def chromium_path() -> Path:
     """Debian's Chromium, or a skip (a failure in CI) that says how to install it."""
-    if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
-        _browser_missing(f"Chromium not found at {CHROMIUM}")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        _browser_missing("the playwright package is missing (pip install -e '.[dev]')")
-    return CHROMIUM
+    return require_chromium()
 
 
 @pytest.fixture(scope="session")
 def lab_server(chromium_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     """JupyterLab over a temporary copy of the course (and the fixtures), stopped with its kernels."""
-    from lab_server import LabServer, copy_course
+    from browser.lab_server import LabServer, copy_course
 
     base = tmp_path_factory.mktemp("jupyterlab")
     root = copy_course(REPO, base / "course", {"fixtures": FIXTURES})
@@ -90,7 +64,7 @@ def browser_context(
 @pytest.fixture(scope="session")
 def lab_page(lab_server: LabServer, browser_context: BrowserContext) -> LabPage:
     """The worker's JupyterLab page, loaded once; notebooks open in it one after another."""
-    from lab_page import LabPage
+    from browser.lab_page import LabPage
 
     return LabPage(browser_context.new_page(), lab_server).load()
 
@@ -98,7 +72,7 @@ def lab_page(lab_server: LabServer, browser_context: BrowserContext) -> LabPage:
 @pytest.fixture
 def open_notebook(lab_page: LabPage, tmp_path: Path) -> Iterator[Callable[[str], NotebookPage]]:
     """Open a notebook (path relative to the course root); after the test, close it and stop its kernel."""
-    from notebook_page import NotebookPage
+    from browser.notebook_page import NotebookPage
 
     def open_(path: str) -> NotebookPage:
         lab_page.close_all()

@@ -6,8 +6,9 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from lab_server import LabServer
     from playwright.sync_api import ConsoleMessage, Error, Page
+
+    from browser.lab_server import LabServer
 
 __all__ = ["IGNORED_CONSOLE_ERRORS", "LabPage"]
 

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from notebook_checks import READ_CELLS, CellView, Problem, problems_in
+from browser.notebook_checks import READ_CELLS, CellView, Problem, problems_in
 
 if TYPE_CHECKING:
-    from lab_page import LabPage
+    from browser.lab_page import LabPage
 
-__all__ = ["Interaction", "NotebookPage"]
+__all__ = ["Interaction", "NotebookPage", "assert_works_in_jupyterlab"]
 
 _FINISHED = """() => {
   const panel = window.jupyterapp.shell.currentWidget;
@@ -174,6 +174,10 @@ class NotebookPage:
         self.page.set_viewport_size(
             {"width": size["width"], "height": min(max(size["height"], height + 300), 16000)}
         )
+        self.page.evaluate(
+            "() => document.querySelectorAll('.jp-NotebookPanel .jp-WindowedPanel-outer')"
+            ".forEach((n) => { n.scrollTop = 0; })"
+        )
         self.page.wait_for_timeout(300)
         self.page.screenshot(path=str(path), full_page=True)
         self.page.set_viewport_size(size)
@@ -220,3 +224,17 @@ class NotebookPage:
                 if interaction.changed:
                     break
         return interaction
+
+
+def assert_works_in_jupyterlab(notebook: NotebookPage) -> None:
+    """Run all cells; assert nothing is broken; move the first control and assert its output follows."""
+    notebook.run_all()
+    problems = notebook.problems()
+    assert not problems, notebook.report(problems)
+    interaction = notebook.interact()
+    if interaction is not None:
+        assert interaction.changed, notebook.report([]) + (
+            f"\n  moving the first {interaction.kind} did not change the output after it:"
+            f" {interaction.before[:300]!r}"
+        )
+    notebook.screenshot()
