@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,12 +48,14 @@ def browser_context(
     from playwright.sync_api import sync_playwright
 
     profile = tmp_path_factory.mktemp("chromium-profile")
+    home = tmp_path_factory.mktemp("chromium-home")  # so nothing lands in the developer's ~/.pki or ~/.cache
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(profile),
             executable_path=str(chromium_path),
             headless=True,
             args=CHROMIUM_ARGS,
+            env={**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")},
             viewport={"width": 1280, "height": 900},
         )
         try:
