@@ -205,11 +205,12 @@ class NotebookPage:
             )
             track_box = track.bounding_box()
             assert box is not None and track_box is not None, "the slider has no size on screen"
-            self.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            # Drag the handle to the far side of the track from where it is, as a reader would.
+            far = 0.1 if x > track_box["x"] + track_box["width"] / 2 else 0.9
+            self.page.mouse.move(x, y)
             self.page.mouse.down()
-            self.page.mouse.move(
-                track_box["x"] + track_box["width"] * 0.9, box["y"] + box["height"] / 2, steps=5
-            )
+            self.page.mouse.move(track_box["x"] + track_box["width"] * far, y, steps=5)
             self.page.mouse.up()
         else:
             control.click()
