@@ -24,8 +24,8 @@ _FINISHED = """() => {
   return !!kernel && kernel.status === "idle" && !busy;
 }"""
 
-# The first slider, checkbox or toggle button (in the order `kinds` allows), tagged for Playwright, and the
-# first widget Output after it: the output that control drives.
+# The first slider, checkbox or toggle button of `kinds` in the notebook, tagged for Playwright, and the
+# output it drives: the first widget Output after it (see the fallbacks below).
 _FIND_CONTROL = """(kinds) => {
   const notebook = window.jupyterapp.shell.currentWidget.content.node;
   const all = (selector) => [...notebook.querySelectorAll(selector)];
@@ -117,7 +117,10 @@ class NotebookPage:
         """Run all cells, and after each error go on from the next cell not run (Run All stops at errors)."""
         self.run_all(timeout)
         while True:
-            index = next((c.index for c in self.cells() if c.kind == "code" and c.count is None), None)
+            not_run = (
+                c.index for c in self.cells() if c.kind == "code" and c.source.strip() and c.count is None
+            )
+            index = next(not_run, None)
             if index is None:
                 return self
             self.page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-InputPrompt").click()
