@@ -1,0 +1,149 @@
+"""Run one notebook with papermill in its own kernel and classify how it ended."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import papermill
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from papermill.exceptions import PapermillExecutionError
+
+from autograd_course.regression.report import NotebookResult
+
+__all__ = ["NotebookJob", "execute_notebook"]
+
+_INJECTED = "injected-parameters"
+_ERROR_MARKER = "papermill-error-cell-tag"
+
+
+@dataclass
+class NotebookJob:
+    """One notebook to run: where it is, where its executed copy goes, and with what."""
+
+    source: Path
+    output: Path
+    label: str
+    kernel_log: Path | None = None
+    parameters: dict[str, Any] = field(default_factory=dict)
+    undeclared: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"NotebookJob({self.label} -> {self.output})"
+
+
+def _tags(cell: Any) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def _source_index(executed: Any, index: int, source_had_injected: bool) -> int:
+    """Map a cell index of the executed notebook to the source notebook (papermill adds a cell)."""
+    if source_had_injected:
+        return index
+    for k, cell in enumerate(executed.cells):
+        if _INJECTED in _tags(cell):
+            return index - 1 if index > k else index
+    return index
+
+
+def _last_started_cell(executed: Any) -> int | None:
+    """The index of the last cell papermill started: where a timeout or a dead kernel struck."""
+    started = [
+        i
+        for i, cell in enumerate(executed.cells)
+        if cell.get("metadata", {}).get("papermill", {}).get("start_time")
+    ]
+    return started[-1] if started else None
+
+
+def _logged_kernel_manager(log_path: Path) -> type:
+    """A kernel manager whose kernel writes its own stdout and stderr to log_path, not the terminal."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class LoggedKernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            with open(log_path, "ab") as log:  # Popen duplicates the descriptor; closing ours is safe
+                kw.setdefault("stdout", log)
+                kw.setdefault("stderr", log)
+                await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    return LoggedKernelManager
+
+
+def _read(path: Path) -> Any | None:
+    """The executed notebook as papermill saved it, without the error banners papermill adds."""
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except (OSError, ValueError):
+        return None
+    nb.cells = [c for c in nb.cells if _ERROR_MARKER not in _tags(c)]
+    return nb
+
+
+def execute_notebook(
+    job: NotebookJob, kernel: str, timeout_s: float, start_timeout_s: float = 60
+) -> NotebookResult:
+    """Run the job's notebook in a fresh kernel with its folder as cwd; never raises for notebook faults."""
+    source_nb = nbformat.read(job.source, as_version=4)
+    source_had_injected = any(_INJECTED in _tags(c) for c in source_nb.cells)
+    job.output.parent.mkdir(parents=True, exist_ok=True)
+    engine_options: dict[str, Any] = {}
+    if job.kernel_log is not None:
+        job.kernel_log.parent.mkdir(parents=True, exist_ok=True)
+        engine_options["kernel_manager_class"] = _logged_kernel_manager(job.kernel_log)
+    result = NotebookResult(
+        path=job.label,
+        status="passed",
+        duration_s=0.0,
+        output=str(job.output),
+        kernel_log=str(job.kernel_log) if job.kernel_log else None,
+        parameters=dict(job.parameters),
+        undeclared_parameters=list(job.undeclared),
+    )
+    start = time.perf_counter()
+    try:
+        papermill.execute_notebook(
+            str(job.source),
+            str(job.output),
+            parameters=job.parameters or None,
+            kernel_name=kernel,
+            progress_bar=False,
+            log_output=False,
+            start_timeout=start_timeout_s,
+            execution_timeout=timeout_s,
+            # The kernel's cwd, set per kernel: papermill's own `cwd=` chdirs the whole process,
+            # which parallel threads would race on.
+            resources={"metadata": {"path": str(job.source.parent)}},
+            **engine_options,
+        )
+    except PapermillExecutionError as exc:
+        result.status = "failed"
+        executed = _read(job.output)
+        index = exc.cell_index
+        result.cell_index = _source_index(executed, index, source_had_injected) if executed else index
+        result.error_name = exc.ename
+        result.error_message = str(exc.evalue)
+    except CellTimeoutError as exc:
+        _record_abort(result, "timeout", exc, job.output, source_had_injected)
+    except DeadKernelError as exc:
+        _record_abort(result, "error", exc, job.output, source_had_injected)
+    except Exception as exc:  # a kernel that will not start, an unreadable notebook: recorded, not raised
+        _record_abort(result, "error", exc, job.output, source_had_injected)
+    result.duration_s = round(time.perf_counter() - start, 3)
+    return result
+
+
+def _record_abort(
+    result: NotebookResult, status: str, exc: BaseException, output: Path, source_had_injected: bool
+) -> None:
+    result.status = status
+    result.error_name = type(exc).__name__
+    result.error_message = " ".join(str(exc).split()) or type(exc).__name__
+    executed = _read(output)
+    if executed is not None:
+        index = _last_started_cell(executed)
+        if index is not None:
+            result.cell_index = _source_index(executed, index, source_had_injected)
