@@ -1,6 +1,12 @@
 """Regression runs of the course with papermill: run every notebook, report, compare two runs."""
 
-from autograd_course.regression.compare import CellChange, NotebookDrift, RunComparison, compare_runs
+from autograd_course.regression.compare import (
+    CellChange,
+    NotebookDrift,
+    RunComparison,
+    cell_text_outputs,
+    compare_runs,
+)
 from autograd_course.regression.execute import NotebookJob, execute_notebook
 from autograd_course.regression.params import (
     DeclaredParameter,
@@ -32,6 +38,7 @@ __all__ = [
     "RunError",
     "RunReport",
     "Sanitizer",
+    "cell_text_outputs",
     "collect_notebooks",
     "compare_runs",
     "declared_parameters",

@@ -10,12 +10,14 @@ from typing import Any
 import nbformat
 import papermill
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from papermill.engines import NBClientEngine, NotebookExecutionManager, papermill_engines
 from papermill.exceptions import PapermillExecutionError
 
 from autograd_course.regression.report import NotebookResult
 
-__all__ = ["NotebookJob", "execute_notebook"]
+__all__ = ["ENGINE", "NotebookJob", "RegressionEngine", "execute_notebook"]
 
+ENGINE = "autograd-course"
 _INJECTED = "injected-parameters"
 _ERROR_MARKER = "papermill-error-cell-tag"
 
@@ -33,6 +35,64 @@ class NotebookJob:
 
     def __repr__(self) -> str:
         return f"NotebookJob({self.label} -> {self.output})"
+
+
+class _SaveAtEndManager(NotebookExecutionManager):
+    """Papermill's execution manager, writing the notebook when it ends (or every 30 s), not per cell.
+
+    Papermill rewrites the whole notebook (serialise and validate) before and after every cell;
+    for a 40-cell notebook that is 80 writes of which only the last is read.
+    """
+
+    _allow_save = False
+
+    def save(self, **kwargs: Any) -> None:
+        if self._allow_save:
+            super().save(**kwargs)
+
+    def autosave_cell(self) -> None:
+        self._allow_save = True
+        try:
+            super().autosave_cell()
+        finally:
+            self._allow_save = False
+
+    def notebook_complete(self, **kwargs: Any) -> None:
+        self._allow_save = True  # runs in a finally: a failed, timed-out or dead notebook is written too
+        super().notebook_complete(**kwargs)
+
+
+class RegressionEngine(NBClientEngine):
+    """Papermill's nbclient engine with the save-at-end execution manager."""
+
+    @classmethod
+    def execute_notebook(
+        cls,
+        nb: Any,
+        kernel_name: str,
+        output_path: str | None = None,
+        progress_bar: bool = True,
+        log_output: bool = False,
+        autosave_cell_every: int = 30,
+        **kwargs: Any,
+    ) -> Any:
+        nb_man = _SaveAtEndManager(
+            nb,
+            output_path=output_path,
+            progress_bar=progress_bar,
+            log_output=log_output,
+            autosave_cell_every=autosave_cell_every,
+        )
+        nb_man.notebook_start()
+        try:
+            cls.execute_managed_notebook(nb_man, kernel_name, log_output=log_output, **kwargs)
+        finally:
+            nb_man.cleanup_pbar()
+            nb_man.notebook_complete()
+        return nb_man.nb
+
+
+papermill_engines.register(ENGINE, RegressionEngine)
 
 
 def _tags(cell: Any) -> list[str]:
@@ -110,6 +170,7 @@ def execute_notebook(
             str(job.output),
             parameters=job.parameters or None,
             kernel_name=kernel,
+            engine_name=ENGINE,
             progress_bar=False,
             log_output=False,
             start_timeout=start_timeout_s,

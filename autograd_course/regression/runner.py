@@ -27,8 +27,6 @@ __all__ = [
     "run_notebooks",
 ]
 
-COURSE_FOLDERS = ("notebooks", "solutions")
-
 
 class RunError(ValueError):
     """Bad input to a run: a missing notebook, an output folder in use, an unknown kernel."""
@@ -39,13 +37,17 @@ def _notebooks_in(folder: Path) -> list[Path]:
 
 
 def collect_notebooks(paths: Sequence[Path] = (), root: Path | None = None) -> list[Path]:
-    """The notebooks to run, in order: the given files and folders, else notebooks/ then solutions/."""
+    """The notebooks to run, in order: the given files and folders, else the course order.
+
+    The course order is notebooks/NN_*.ipynb sorted, then every notebook in solutions/ sorted.
+    """
     root = root or repo_root()
     if not paths:
-        found = [nb for name in COURSE_FOLDERS if (root / name).is_dir() for nb in _notebooks_in(root / name)]
-        if not found:
-            raise RunError(f"no notebooks found in {', '.join(str(root / n) for n in COURSE_FOLDERS)}")
-        return found
+        lessons = sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+        solutions = _notebooks_in(root / "solutions") if (root / "solutions").is_dir() else []
+        if not lessons + solutions:
+            raise RunError(f"no notebooks found in {root / 'notebooks'} or {root / 'solutions'}")
+        return lessons + solutions
     found: list[Path] = []
     for raw in paths:
         path = Path(raw).resolve()
