@@ -7,10 +7,10 @@ which plants an output change and a status change for --compare to find.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
-import os
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograd_course.cli import main
 from autograd_course.regression import cell_text_outputs, load_report
 
 pytestmark = pytest.mark.slow
@@ -39,16 +40,11 @@ class Cli:
 
 
 def autograd_course(*args: str | Path) -> Cli:
-    env = {**os.environ, "CI": "true"}
-    done = subprocess.run(
-        [sys.executable, "-m", "autograd_course", *map(str, args)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return Cli(done.returncode, done.stdout, done.stderr)
+    """Run the CLI in this process (imports are paid once), capturing what it prints."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return Cli(code, out.getvalue(), err.getvalue())
 
 
 def hashes(folder: Path) -> dict[str, str]:

@@ -110,6 +110,9 @@ def main(args: argparse.Namespace) -> int:
     except (RunError, ParameterError, FileNotFoundError, ValueError) as exc:
         print(f"autograd-course run: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("autograd-course run: interrupted; kernels stopped, no report written", file=sys.stderr)
+        return 130
     for r in report.results:
         if not r.passed:
             where = "" if r.cell_index is None else f" at cell {r.cell_index}"

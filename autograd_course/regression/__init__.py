@@ -7,7 +7,7 @@ from autograd_course.regression.compare import (
     cell_text_outputs,
     compare_runs,
 )
-from autograd_course.regression.execute import NotebookJob, execute_notebook
+from autograd_course.regression.execute import KernelRegistry, NotebookJob, execute_notebook
 from autograd_course.regression.params import (
     DeclaredParameter,
     ParameterError,
@@ -30,6 +30,7 @@ __all__ = [
     "STATUSES",
     "CellChange",
     "DeclaredParameter",
+    "KernelRegistry",
     "NotebookDrift",
     "NotebookJob",
     "NotebookResult",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,7 @@ from papermill.exceptions import PapermillExecutionError
 
 from autograd_course.regression.report import NotebookResult
 
-__all__ = ["ENGINE", "NotebookJob", "RegressionEngine", "execute_notebook"]
+__all__ = ["ENGINE", "KernelRegistry", "NotebookJob", "RegressionEngine", "execute_notebook"]
 
 ENGINE = "autograd-course"
 _INJECTED = "injected-parameters"
@@ -32,6 +33,7 @@ class NotebookJob:
     kernel_log: Path | None = None
     parameters: dict[str, Any] = field(default_factory=dict)
     undeclared: list[str] = field(default_factory=list)
+    defaults: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"NotebookJob({self.label} -> {self.output})"
@@ -119,18 +121,48 @@ def _last_started_cell(executed: Any) -> int | None:
     return started[-1] if started else None
 
 
-def _logged_kernel_manager(log_path: Path) -> type:
-    """A kernel manager whose kernel writes its own stdout and stderr to log_path, not the terminal."""
+class KernelRegistry:
+    """The kernel processes a run has started, so an interrupted run can stop them all."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._processes: set[Any] = set()
+
+    def __repr__(self) -> str:
+        return f"KernelRegistry({len(self._processes)} live)"
+
+    def add(self, process: Any) -> None:
+        """Remember a kernel process (a Popen)."""
+        with self._lock:
+            self._processes.add(process)
+
+    def kill_all(self) -> int:
+        """Kill every kernel still running; their notebooks end as dead-kernel errors."""
+        with self._lock:
+            live = [p for p in self._processes if p.poll() is None]
+        for process in live:
+            process.kill()
+        return len(live)
+
+
+def _kernel_manager(log_path: Path | None, registry: KernelRegistry | None) -> type:
+    """A kernel manager that logs the kernel's own stdout/stderr to a file and registers its process."""
     from jupyter_client.manager import AsyncKernelManager
 
-    class LoggedKernelManager(AsyncKernelManager):
+    class RunKernelManager(AsyncKernelManager):
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
-            with open(log_path, "ab") as log:  # Popen duplicates the descriptor; closing ours is safe
-                kw.setdefault("stdout", log)
-                kw.setdefault("stderr", log)
+            if log_path is None:
                 await super()._async_launch_kernel(kernel_cmd, **kw)
+            else:
+                with open(log_path, "ab") as log:  # Popen duplicates the descriptor; closing ours is safe
+                    kw.setdefault("stdout", log)
+                    kw.setdefault("stderr", log)
+                    await super()._async_launch_kernel(kernel_cmd, **kw)
+            process = getattr(self.provisioner, "process", None)
+            if registry is not None and process is not None:
+                registry.add(process)
 
-    return LoggedKernelManager
+    return RunKernelManager
 
 
 def _read(path: Path) -> Any | None:
@@ -144,16 +176,18 @@ def _read(path: Path) -> Any | None:
 
 
 def execute_notebook(
-    job: NotebookJob, kernel: str, timeout_s: float, start_timeout_s: float = 60
+    job: NotebookJob,
+    kernel: str,
+    timeout_s: float,
+    start_timeout_s: float = 60,
+    registry: KernelRegistry | None = None,
 ) -> NotebookResult:
     """Run the job's notebook in a fresh kernel with its folder as cwd; never raises for notebook faults."""
     source_nb = nbformat.read(job.source, as_version=4)
     source_had_injected = any(_INJECTED in _tags(c) for c in source_nb.cells)
     job.output.parent.mkdir(parents=True, exist_ok=True)
-    engine_options: dict[str, Any] = {}
     if job.kernel_log is not None:
         job.kernel_log.parent.mkdir(parents=True, exist_ok=True)
-        engine_options["kernel_manager_class"] = _logged_kernel_manager(job.kernel_log)
     result = NotebookResult(
         path=job.label,
         status="passed",
@@ -178,7 +212,7 @@ def execute_notebook(
             # The kernel's cwd, set per kernel: papermill's own `cwd=` chdirs the whole process,
             # which parallel threads would race on.
             resources={"metadata": {"path": str(job.source.parent)}},
-            **engine_options,
+            kernel_manager_class=_kernel_manager(job.kernel_log, registry),
         )
     except PapermillExecutionError as exc:
         result.status = "failed"

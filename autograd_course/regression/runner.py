@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from autograd_course.course import repo_root
-from autograd_course.regression.execute import NotebookJob, execute_notebook
+from autograd_course.regression.execute import KernelRegistry, NotebookJob, execute_notebook
 from autograd_course.regression.params import declared_parameters, type_parameters
 from autograd_course.regression.report import NotebookResult, RunReport
 
@@ -93,9 +93,11 @@ def plan_jobs(notebooks: Sequence[Path], output: Path, raw_parameters: dict[str,
         target = output / label
         if target == nb:
             raise RunError(f"--output {output} would overwrite the source {nb}; choose another folder")
-        values, undeclared = type_parameters(raw_parameters, declared_parameters(nb), label)
+        declared = declared_parameters(nb)
+        values, undeclared = type_parameters(raw_parameters, declared, label)
+        defaults = {name: p.default_value() for name, p in declared.items()}
         log = output / "logs" / f"{label}.log"
-        jobs.append(NotebookJob(nb, target, label, log, values, undeclared))
+        jobs.append(NotebookJob(nb, target, label, log, values, undeclared, defaults))
     return jobs
 
 
@@ -137,11 +139,7 @@ def _device(jobs: Sequence[NotebookJob], raw: dict[str, str]) -> str | None:
     """The device the notebooks ran on: -p device, else the default they all declare."""
     if "device" in raw:
         return raw["device"]
-    defaults = set()
-    for job in jobs:
-        declared = declared_parameters(job.source).get("device")
-        if declared is not None:
-            defaults.add(str(declared.default_value()))
+    defaults = {str(job.defaults["device"]) for job in jobs if "device" in job.defaults}
     return defaults.pop() if len(defaults) == 1 else None
 
 
@@ -196,16 +194,24 @@ def run_notebooks(
     start = time.perf_counter()
     results: dict[str, NotebookResult] = {}
     bar = _progress(len(planned), progress)
+    kernels = KernelRegistry()
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="notebook")
     try:
-        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="notebook") as pool:
-            futures = {pool.submit(execute_notebook, job, kernel, timeout_s): job for job in planned}
-            for future in as_completed(futures):
-                result = future.result()
-                results[result.path] = result
-                if bar is not None:
-                    bar.set_postfix_str(f"{result.path}: {result.status}", refresh=False)
-                    bar.update(1)
+        futures = [pool.submit(execute_notebook, job, kernel, timeout_s, registry=kernels) for job in planned]
+        for future in as_completed(futures):
+            result = future.result()
+            results[result.path] = result
+            if bar is not None:
+                bar.set_postfix_str(f"{result.path}: {result.status}", refresh=False)
+                bar.update(1)
+    except BaseException:
+        # Ctrl-C (or a bug): start nothing new and stop the kernels still running, so the
+        # worker threads end at once instead of running their notebooks to completion.
+        pool.shutdown(wait=False, cancel_futures=True)
+        kernels.kill_all()
+        raise
     finally:
+        pool.shutdown(wait=True)
         if bar is not None:
             bar.close()
     report.results = [results[job.label] for job in planned]
