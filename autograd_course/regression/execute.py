@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from dataclasses import dataclass, field
@@ -11,8 +12,11 @@ from typing import Any
 import nbformat
 import papermill
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from papermill.clientwrap import PapermillNotebookClient
 from papermill.engines import NBClientEngine, NotebookExecutionManager, papermill_engines
 from papermill.exceptions import PapermillExecutionError
+from papermill.log import logger
+from papermill.utils import merge_kwargs, remove_args
 
 from autograd_course.regression.report import NotebookResult
 
@@ -64,8 +68,50 @@ class _SaveAtEndManager(NotebookExecutionManager):
         super().notebook_complete(**kwargs)
 
 
+class _RegressionClient(PapermillNotebookClient):
+    """Papermill's notebook client; on a cell timeout it also stops the cell's output poller.
+
+    nbclient leaves that poller running when a cell times out (it expects the caller to carry
+    on); with the kernel killed right after, asyncio would report it as destroyed while pending.
+    """
+
+    async def _async_handle_timeout(self, timeout: int, cell: Any = None) -> Any:
+        current = asyncio.current_task()
+        for task in asyncio.all_tasks():
+            if task is not current and task.get_coro().__name__ == "_async_poll_output_msg":
+                task.cancel()
+        return await super()._async_handle_timeout(timeout, cell)
+
+
 class RegressionEngine(NBClientEngine):
     """Papermill's nbclient engine with the save-at-end execution manager."""
+
+    @classmethod
+    def execute_managed_notebook(
+        cls,
+        nb_man: NotebookExecutionManager,
+        kernel_name: str,
+        log_output: bool = False,
+        stdout_file: Any = None,
+        stderr_file: Any = None,
+        start_timeout: float = 60,
+        execution_timeout: float | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """As papermill's NBClientEngine does, with the client that cleans up after a timeout."""
+        timeout = execution_timeout or kwargs.get("timeout")
+        kwargs = remove_args(["input_path", "timeout", "startup_timeout"], **kwargs)
+        options = merge_kwargs(
+            kwargs,
+            timeout=timeout,
+            startup_timeout=start_timeout,
+            kernel_name=kernel_name,
+            log=logger,
+            log_output=log_output,
+            stdout_file=stdout_file,
+            stderr_file=stderr_file,
+        )
+        return _RegressionClient(nb_man, **options).execute()
 
     @classmethod
     def execute_notebook(
@@ -213,6 +259,9 @@ def execute_notebook(
             # which parallel threads would race on.
             resources={"metadata": {"path": str(job.source.parent)}},
             kernel_manager_class=_kernel_manager(job.kernel_log, registry),
+            # Stop the throwaway kernel with a kill once its outputs are in: a graceful shutdown
+            # of a kernel that imported torch waits ~2.7 s for it to exit, per notebook.
+            shutdown_kernel="immediate",
         )
     except PapermillExecutionError as exc:
         result.status = "failed"
