@@ -84,6 +84,15 @@ def test_bad_input_is_refused_with_a_clear_message(capsys, tmp_path, args, messa
     assert not out.exists()  # refused before anything was created
 
 
+def test_an_unreadable_notebook_is_refused_before_anything_runs(capsys, tmp_path):
+    broken = tmp_path / "broken.ipynb"
+    broken.write_text("{ not json")
+    code, err = run(capsys, FIXTURES / "passes.ipynb", broken, "-o", tmp_path / "out")
+    assert code == 2
+    assert "broken.ipynb: not a readable notebook" in err
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_existing_output_folder_is_never_reused(capsys, tmp_path):
     out = tmp_path / "mine"
     out.mkdir()

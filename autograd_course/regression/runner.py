@@ -93,7 +93,10 @@ def plan_jobs(notebooks: Sequence[Path], output: Path, raw_parameters: dict[str,
         target = output / label
         if target == nb:
             raise RunError(f"--output {output} would overwrite the source {nb}; choose another folder")
-        declared = declared_parameters(nb)
+        try:
+            declared = declared_parameters(nb)
+        except (ValueError, OSError) as exc:  # nbformat's read errors are ValueErrors
+            raise RunError(f"{label}: not a readable notebook ({type(exc).__name__}: {exc})") from None
         values, undeclared = type_parameters(raw_parameters, declared, label)
         defaults = {name: p.default_value() for name, p in declared.items()}
         log = output / "logs" / f"{label}.log"
