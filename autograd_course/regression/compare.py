@@ -19,19 +19,27 @@ _PAPERMILL_TAGS = {"papermill-error-cell-tag", "injected-parameters"}
 
 
 def cell_text_outputs(cell: Any) -> str:
-    """A code cell's outputs as text: streams, text/plain results, and errors as `Name: message`."""
-    parts = []
+    """A code cell's outputs as text: streams, text/plain results, and errors as `Name: message`.
+
+    Consecutive chunks of one stream are joined first (as nbval does): how the kernel split
+    its stdout into messages varies from run to run and means nothing.
+    """
+    parts: list[tuple[str, str]] = []  # (kind, text); kind is a stream name or "" for the rest
     for out in cell.get("outputs", []):
         kind = out.get("output_type")
         if kind == "stream":
-            parts.append(f"[{out.get('name', 'stream')}] {''.join(out.get('text', ''))}")
+            name, text = out.get("name", "stream"), "".join(out.get("text", ""))
+            if parts and parts[-1][0] == name:
+                parts[-1] = (name, parts[-1][1] + text)
+            else:
+                parts.append((name, text))
         elif kind in ("execute_result", "display_data"):
             text = out.get("data", {}).get("text/plain")
             if text is not None:
-                parts.append("".join(text))
+                parts.append(("", "".join(text)))
         elif kind == "error":
-            parts.append(f"{out.get('ename')}: {out.get('evalue')}")
-    return "\n".join(p.rstrip("\n") for p in parts)
+            parts.append(("", f"{out.get('ename')}: {out.get('evalue')}"))
+    return "\n".join((f"[{kind}] " if kind else "") + text.rstrip("\n") for kind, text in parts)
 
 
 def _code_cells(path: Path) -> list[tuple[int, str, str]]:
