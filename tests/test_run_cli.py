@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import platform
 import shutil
+import sys
 from pathlib import Path
 
+import nbformat
 import pytest
+from nbformat.v4 import new_code_cell, new_notebook
 
 from autograd_course.cli import main
-from autograd_course.regression import RunError, collect_notebooks, progress_wanted
+from autograd_course.regression import (
+    RunError,
+    cell_text_outputs,
+    collect_notebooks,
+    load_report,
+    progress_wanted,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "run"
 
@@ -138,3 +149,30 @@ def test_progress_bar_only_on_a_terminal_outside_ci(monkeypatch, tty, ci, wanted
     else:
         monkeypatch.setenv("CI", ci)
     assert progress_wanted() is wanted
+
+
+@pytest.mark.slow
+def test_kernel_option_runs_the_notebook_in_that_kernel(capsys, tmp_path, monkeypatch):
+    spec = tmp_path / "jupyter" / "kernels" / "course-probe"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "probe",
+                "language": "python",
+                "env": {"COURSE_PROBE_KERNEL": "yes"},
+            }
+        )
+    )
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    notebook = tmp_path / "probe.ipynb"
+    book = new_notebook(cells=[new_code_cell("import os\nprint(os.environ.get('COURSE_PROBE_KERNEL'))")])
+    nbformat.write(book, notebook)
+    code, err = run(capsys, notebook, "--kernel", "course-probe", "-o", tmp_path / "out")
+    assert code == 0, err
+    report = load_report(tmp_path / "out")
+    assert report.kernel == "course-probe"
+    assert report.python_version == platform.python_version()
+    executed = nbformat.read(tmp_path / "out" / "probe.ipynb", as_version=4)
+    assert cell_text_outputs(executed.cells[0]) == "[stdout] yes"
