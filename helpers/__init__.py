@@ -17,6 +17,7 @@ from helpers.gradients import (
 from helpers.graph import AutogradGraph, GraphNode, autograd_graph
 from helpers.harness import StepReport, debug_training_step
 from helpers.hooks import GradientAlert, GradientWatch, watch_gradients
+from helpers.nonfinite import NonFiniteEvent, NonFiniteWatch, watch_non_finite
 from helpers.parameters import (
     ParameterChange,
     ParameterChanges,
@@ -45,6 +46,8 @@ __all__ = [
     "GraphNode",
     "HostSyncCounter",
     "NonFiniteError",
+    "NonFiniteEvent",
+    "NonFiniteWatch",
     "ParameterChange",
     "ParameterChanges",
     "ParameterReport",
@@ -69,4 +72,5 @@ __all__ = [
     "parameter_report",
     "snapshot_parameters",
     "watch_gradients",
+    "watch_non_finite",
 ]
