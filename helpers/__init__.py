@@ -3,6 +3,7 @@
 Import what you need by name: `from helpers import gradient_report, expect_error`.
 """
 
+from helpers.doctor import Diagnosis, diagnose
 from helpers.errors import ExpectedError, expect_error
 from helpers.finite import NonFiniteError, assert_finite
 from helpers.gradcheck import GradientCheck, check_gradient
@@ -35,6 +36,7 @@ from helpers.tinynet import TinyNet, make_tiny_problem
 
 __all__ = [
     "AutogradGraph",
+    "Diagnosis",
     "ExpectedError",
     "GradClassification",
     "GradStatus",
@@ -64,6 +66,7 @@ __all__ = [
     "count_host_syncs",
     "debug_tensor",
     "debug_training_step",
+    "diagnose",
     "expect_error",
     "grad_norm",
     "gradient_report",
