@@ -128,7 +128,7 @@ class NonFiniteWatch:
         self._names = {id(m): name for name, m in model.named_modules()}
         self._handles: list[Any] = []  # module and parameter hooks
         self._tensor_handles: list[Any] = []  # hooks on module inputs that may still fire
-        self._inputs: dict[int, tuple[weakref.ref, list[str]]] = {}  # this forward's hooked inputs
+        self._inputs: dict[tuple[int, int], tuple[weakref.ref, list[str]]] = {}  # hooked this forward
         self._outputs: dict[int, weakref.ref] = {}  # this forward's checked outputs
         self._pending: list[_Pending] = []
         self._passes = {"forward": 0, "backward": 0}
@@ -180,12 +180,13 @@ class NonFiniteWatch:
         for label, t in _tensors(args, "grad input"):
             if not t.requires_grad:
                 continue
-            known = self._inputs.get(id(t))
+            key = (id(t), t._version)  # an in-place op makes a new version with its own gradient
+            known = self._inputs.get(key)
             if known is not None and known[0]() is t:
                 known[1][:] = [name, label]  # an inner module consumes the same tensor: it is more precise
                 continue
             cell = [name, label]
-            self._inputs[id(t)] = (weakref.ref(t), cell)
+            self._inputs[key] = (weakref.ref(t), cell)
             self._tensor_handles.append(t.register_hook(self._input_grad_hook(cell)))
 
     def _input_grad_hook(self, cell: list[str]) -> Callable[[torch.Tensor], None]:
