@@ -24,12 +24,29 @@ def dense_values(tensor: torch.Tensor) -> torch.Tensor:
     return t.coalesce().values() if t.is_sparse else t
 
 
+def _cpu_l1_linf(
+    group: list[torch.Tensor], wide: torch.dtype
+) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+    """Sum and max of |t| per tensor on the CPU, where foreach L1/Linf norms are slow kernels.
+
+    |t| is materialised one tensor at a time (small, reused allocations), never all at once.
+    """
+    l1: list[torch.Tensor] = []
+    linf: list[torch.Tensor] = []
+    for t in group:
+        absolute = t.abs()
+        l1.append(absolute.sum(dtype=wide))
+        linf.append(absolute.amax().to(wide))
+    return l1, linf
+
+
 @torch.no_grad()
 def abs_stats(tensors: Sequence[torch.Tensor]) -> list[GradStats]:
     """(mean |t|, max |t|) for every tensor, with one host read for all of them.
 
-    The sums and maxima come from torch's foreach norms (ord 1 and ord inf), grouped by
-    device and dtype, accumulated in float32 at least so half-precision sums cannot overflow.
+    The sums and maxima come from torch's foreach norms (ord 1 and ord inf; on the CPU, where
+    those are slow kernels, from |t|'s sum and max per tensor), grouped by device and dtype,
+    accumulated in float32 at least so half-precision sums cannot overflow.
     Max |t| is NaN or Inf exactly when t holds a NaN or an Inf, so it also decides finiteness.
     """
     if not tensors:
@@ -41,13 +58,22 @@ def abs_stats(tensors: Sequence[torch.Tensor]) -> list[GradStats]:
     first = values[0].device
     sums: list[torch.Tensor | None] = [None] * len(values)
     maxes: list[torch.Tensor | None] = [None] * len(values)
-    for (_, dtype), idx in groups.items():
+    for (device, dtype), idx in groups.items():
+        idx = [i for i in idx if values[i].numel()]  # empty tensors: 0.0 below, no reduction
         group = [values[i] for i in idx]
         wide = torch.float64 if dtype in (torch.float64, torch.complex128) else torch.float32
-        l1 = torch._foreach_norm(group, 1, dtype=wide)
-        linf = torch._foreach_norm(group, math.inf, dtype=wide)
+        if not group:
+            continue
+        if device.type == "cpu":
+            l1, linf = _cpu_l1_linf(group, wide)
+        else:
+            l1 = torch._foreach_norm(group, 1, dtype=wide)
+            linf = torch._foreach_norm(group, math.inf, dtype=wide)
         for j, i in enumerate(idx):
             sums[i], maxes[i] = l1[j], linf[j]
+    zero = torch.zeros((), dtype=torch.float64, device=first)
+    sums = [zero if s is None else s for s in sums]
+    maxes = [zero if m is None else m for m in maxes]
     flat = torch.stack([on_device(s, first).double() for s in sums + maxes]).tolist()  # type: ignore[union-attr]
     n = len(values)
     numels = [t.numel() for t in tensors]
