@@ -97,6 +97,17 @@ class _Pending:
     recount: Callable[[], Any] | None
 
 
+def _keeper(t: torch.Tensor) -> Callable[[], torch.Tensor | None]:
+    """Find a forward tensor again at the read: held (detached) with grad mode on, else weakly."""
+    # With grad mode on most outputs are saved for backward anyway; under no_grad (inference)
+    # holding every activation would raise peak memory, so only a weak reference is kept.
+    if torch.is_grad_enabled():
+        kept = t.detach()
+        return lambda: kept
+    ref = weakref.ref(t)
+    return ref
+
+
 def _count(n: int | None) -> int | str:
     return "?" if n is None else n
 
@@ -104,7 +115,9 @@ def _count(n: int | None) -> int | str:
 class NonFiniteWatch:
     """Hooks that find NaN and Inf in module outputs and in the gradients each module produces.
 
-    Forward: every module's output (and the model's own inputs) gets a one-reduction flag.
+    Forward: every module's output (and the model's own inputs) gets a one-reduction flag;
+    with grad mode on the tensor is held (detached) until the read, so NaN and Inf counts are
+    exact, under no_grad only weakly.
     Backward: the gradient with respect to every module input that requires grad (a tensor
     hook registered before the module runs, so an in-place module is measured on what it
     produced) and every parameter's gradient get exact NaN and Inf counts. Nothing is read
@@ -174,7 +187,7 @@ class NonFiniteWatch:
             self._depth += 1
             if self._depth == 1:
                 for label, t in _tensors(args, "input"):
-                    self._record("forward", name, label, t, weakref.ref(t))
+                    self._record("forward", name, label, t, _keeper(t))
         if not torch.is_grad_enabled():
             return
         for label, t in _tensors(args, "grad input"):
@@ -202,9 +215,8 @@ class NonFiniteWatch:
             seen = self._outputs.get(id(t))
             if seen is not None and seen() is t:
                 continue  # the inner module that produced it was checked first
-            ref = weakref.ref(t)
-            self._outputs[id(t)] = ref
-            self._record("forward", name, label, t, ref)
+            self._outputs[id(t)] = weakref.ref(t)
+            self._record("forward", name, label, t, _keeper(t))
         if module is self.model:
             self._depth -= 1
             if self._depth == 0:
