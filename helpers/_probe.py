@@ -157,7 +157,9 @@ def run_probed_step(
     probe.evidence.watch = watch
     with probe, watch:
         try:
-            probe.evidence.loss = train_step()
+            result = train_step()
+            # a step may return (loss, outputs, ...): the loss comes first
+            probe.evidence.loss = result[0] if isinstance(result, (tuple, list)) and result else result
         except RuntimeError as exc:
             if autograd_error_kind(exc) is None:
                 raise

@@ -290,7 +290,8 @@ def diagnose(
     """Run train_step `steps` times under instrumentation and name the first checklist stage that fails.
 
     train_step is your own zero-argument iteration (forward, loss, backward, optimizer.step())
-    returning the loss. Autograd errors it raises become evidence; other errors propagate.
+    returning the loss (or a tuple that starts with it). Autograd errors it raises become
+    evidence; other errors propagate.
     Parameters, .grad, buffers, optimizer state and RNG states are restored afterwards, always.
     """
     _validate(train_step, model, optimizer, steps, max_grad_norm, min_grad)
