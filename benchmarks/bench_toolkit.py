@@ -37,7 +37,11 @@ def build(batch: int) -> tuple[nn.Module, torch.optim.Optimizer, Callable[[], to
     """The model, its optimizer and one plain training step."""
     torch.manual_seed(0)
     model = nn.Sequential(*[nn.Linear(256, 256) for _ in range(100)])
-    optimizer = torch.optim.SGD(model.parameters(), lr=1e-4)
+    # Norm-preserving weights: with the default init the gradients of 100 stacked layers vanish
+    # (down to 1e-27), no update moves the first layers, and diagnose rightly stops at step 1.
+    for layer in model:
+        nn.init.orthogonal_(layer.weight)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     x, y = torch.randn(batch, 256), torch.randn(batch, 256)
 
     def step() -> torch.Tensor:
@@ -163,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         step()
         step()
 
+    verdict = diagnose(step, model, optimizer, steps=2)
+    assert verdict.ok, f"the benchmark's own step must be healthy:\n{verdict}"
     doctor: dict[str, Callable[[], object]] = {
         "two plain steps": two_steps,
         "diagnose(steps=2)": lambda: diagnose(step, model, optimizer, steps=2),
