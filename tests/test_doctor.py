@@ -353,3 +353,23 @@ def test_repr_html_and_bad_input() -> None:
         diagnose(step, model, optimizer, max_grad_norm=0)
     with pytest.raises(TypeError, match="frozen"):
         diagnose(step, model, optimizer, frozen=[1])  # type: ignore[list-item]
+
+
+def test_inference_mode_and_a_forgotten_backward() -> None:
+    step, model, optimizer = tiny()
+
+    def under_inference_mode() -> torch.Tensor:
+        with torch.inference_mode():
+            return step()
+
+    assert diagnose(under_inference_mode, model, optimizer).stage is Stage.GRAD_MODE_DISABLED
+
+    def no_backward() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        optimizer.step()
+        return loss
+
+    d = diagnose(no_backward, model, optimizer)
+    assert d.stage is Stage.GRAD_MISSING
+    assert any("was loss.backward() called" in e for e in d.evidence)

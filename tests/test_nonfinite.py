@@ -197,3 +197,13 @@ def test_repr_html_and_bad_input(data: torch.Tensor) -> None:
     active = NonFiniteWatch(model)
     with active, pytest.raises(RuntimeError, match="already active"):
         active.__enter__()
+
+
+def test_forward_counts_are_exact_even_for_outputs_autograd_does_not_keep(data: torch.Tensor) -> None:
+    model = nn.Sequential(nn.Linear(4, 3), nn.Sigmoid(), nn.Linear(3, 1))  # Linear 0's output is not saved
+    bad = data.clone()
+    bad[1, 0] = float("nan")
+    with watch_non_finite(model) as watch:
+        model(bad).sum().backward()
+    forward = [(e.module, e.nan, e.inf) for e in watch.events if e.phase == "forward"]
+    assert forward == [("", 1, 0), ("0", 3, 0), ("1", 3, 0), ("2", 1, 0)]
