@@ -32,13 +32,30 @@ def _accumulation_dtype(dtype: torch.dtype, device: torch.device) -> torch.dtype
     return torch.float32
 
 
+def _cpu_l1_linf(group: list[torch.Tensor]) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+    """Sum and max of |t| per tensor on the CPU, where the foreach L1/Linf norms are slow kernels.
+
+    |t| is materialised one tensor at a time, never all at once. Tensor.sum adds in blocks
+    (cascade summation), so a float32 sum keeps float32 accuracy where the sequential foreach
+    norm loses it; half and bfloat16 are summed in float32, float64 in float64.
+    """
+    l1: list[torch.Tensor] = []
+    linf: list[torch.Tensor] = []
+    for t in group:
+        absolute = t.abs()
+        wide = torch.float64 if absolute.dtype == torch.float64 else torch.float32
+        l1.append(absolute.sum(dtype=wide))
+        linf.append(absolute.amax().to(wide))
+    return l1, linf
+
+
 @torch.no_grad()
 def abs_stats(tensors: Sequence[torch.Tensor]) -> list[GradStats]:
     """(mean |t|, max |t|) for every tensor, with one host read for all of them.
 
-    The sums and maxima come from torch's foreach norms (ord 1 and ord inf), grouped by
-    device and dtype, accumulated in float32 at least (float64 on the CPU), so half-precision
-    sums cannot overflow.
+    The sums and maxima come from torch's foreach norms (ord 1 and ord inf) grouped by device
+    and dtype, accumulated in float32 at least so half-precision sums cannot overflow; on the
+    CPU, where those norms are slow, from each |t|'s sum and max (see _cpu_l1_linf).
     Max |t| is NaN or Inf exactly when t holds a NaN or an Inf, so it also decides finiteness.
     A tensor with no stored values (no elements, or a sparse tensor without non-zeros) gives 0.
     """
@@ -55,11 +72,14 @@ def abs_stats(tensors: Sequence[torch.Tensor]) -> list[GradStats]:
             groups[(v.device, v.dtype)].append(i)
     for (device, dtype), idx in groups.items():
         group = [values[i] for i in idx]
-        if dtype.is_complex:  # |z| per element; the norms below then see real magnitudes
-            group = [v.abs() for v in group]
-        wide = _accumulation_dtype(dtype, device)
-        l1 = torch._foreach_norm(group, 1, dtype=wide)
-        linf = torch._foreach_norm(group, math.inf, dtype=wide)
+        if device.type == "cpu":
+            l1, linf = _cpu_l1_linf(group)
+        else:
+            if dtype.is_complex:  # |z| per element; the norms below then see real magnitudes
+                group = [v.abs() for v in group]
+            wide = _accumulation_dtype(dtype, device)
+            l1 = torch._foreach_norm(group, 1, dtype=wide)
+            linf = torch._foreach_norm(group, math.inf, dtype=wide)
         for j, i in enumerate(idx):
             sums[i], maxes[i] = l1[j], linf[j]
     flat = torch.stack([on_device(s, first).double() for s in sums + maxes]).tolist()
