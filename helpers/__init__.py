@@ -3,6 +3,7 @@
 Import what you need by name: `from helpers import gradient_report, expect_error`.
 """
 
+from helpers.doctor import Diagnosis, diagnose
 from helpers.errors import ExpectedError, expect_error
 from helpers.finite import NonFiniteError, assert_finite
 from helpers.gradcheck import GradientCheck, check_gradient
@@ -17,6 +18,7 @@ from helpers.gradients import (
 from helpers.graph import AutogradGraph, GraphNode, autograd_graph
 from helpers.harness import StepReport, debug_training_step
 from helpers.hooks import GradientAlert, GradientWatch, watch_gradients
+from helpers.nonfinite import NonFiniteEvent, NonFiniteWatch, watch_non_finite
 from helpers.parameters import (
     ParameterChange,
     ParameterChanges,
@@ -34,6 +36,7 @@ from helpers.tinynet import TinyNet, make_tiny_problem
 
 __all__ = [
     "AutogradGraph",
+    "Diagnosis",
     "ExpectedError",
     "GradClassification",
     "GradStatus",
@@ -45,6 +48,8 @@ __all__ = [
     "GraphNode",
     "HostSyncCounter",
     "NonFiniteError",
+    "NonFiniteEvent",
+    "NonFiniteWatch",
     "ParameterChange",
     "ParameterChanges",
     "ParameterReport",
@@ -61,6 +66,7 @@ __all__ = [
     "count_host_syncs",
     "debug_tensor",
     "debug_training_step",
+    "diagnose",
     "expect_error",
     "grad_norm",
     "gradient_report",
@@ -69,4 +75,5 @@ __all__ = [
     "parameter_report",
     "snapshot_parameters",
     "watch_gradients",
+    "watch_non_finite",
 ]

@@ -14,6 +14,12 @@ class ExpectedError:
     def __init__(self, exc_type: type[BaseException], match: str = "", *, quiet: bool = False) -> None:
         if not (isinstance(exc_type, type) and issubclass(exc_type, BaseException)):
             raise TypeError(f"expected an exception class such as RuntimeError, got {exc_type!r}")
+        if not isinstance(match, str):
+            raise TypeError(f"expected match to be a regular expression string, got {type(match).__name__}")
+        try:
+            re.compile(match)
+        except re.error as err:
+            raise ValueError(f"expected match to be a valid regular expression: {match!r} ({err})") from None
         self.exc_type, self.match, self.quiet = exc_type, match, quiet
         self.exception: BaseException | None = None
 
@@ -38,7 +44,7 @@ class ExpectedError:
         self.exception = exc
         if not self.quiet:
             first = message.strip().splitlines()[0] if message.strip() else ""
-            print(f"{type(exc).__name__}: {first}")
+            print(f"{type(exc).__name__}: {first}" if first else type(exc).__name__)
         return True
 
     def __repr__(self) -> str:

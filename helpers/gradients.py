@@ -10,7 +10,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from helpers._stats import abs_stats, dense_values, nonfinite_counts
+from helpers._stats import abs_stats, nonfinite_counts, total_norm
 from helpers._table import html_table, text_table
 from helpers._validate import require_module, require_parameters
 from helpers.status import GradStatus
@@ -190,8 +190,8 @@ def grad_norm(
 ) -> torch.Tensor:
     """Total norm of all gradients as a 0-dim tensor on their device (no host read)."""
     params = require_parameters(model_or_parameters)
-    grads = [dense_values(p.grad) for p in params if p.grad is not None]
+    grads = [p.grad for p in params if p.grad is not None]
     if not grads:
         device = params[0].device if params else torch.device("cpu")
         return torch.zeros((), device=device)
-    return torch.nn.utils.get_total_norm(grads, norm_type, foreach=None)
+    return total_norm(grads, float(norm_type))

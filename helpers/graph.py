@@ -51,27 +51,29 @@ class AutogradGraph:
     def __repr__(self) -> str:
         if self.root is None:
             return "autograd graph: empty (not recorded: no grad_fn, not a leaf that requires grad)"
+        inputs: dict[str, list[str]] = {}
+        for a, b in self.edges:
+            inputs.setdefault(b, []).append(a)
         lines: list[str] = []
         seen: set[str] = set()
-
-        def walk(node_id: str, prefix: str, last: bool, top: bool) -> None:
-            node = self.nodes[node_id]
-            text = _describe(node)
+        # (node, prefix of its line, is it its parent's last input, is it the root); a stack, not
+        # recursion, so a graph thousands of operations deep (an unrolled RNN) still prints.
+        stack: list[tuple[str, str, bool, bool]] = [(self.root, "", True, True)]
+        while stack:
+            node_id, prefix, last, top = stack.pop()
+            text = _describe(self.nodes[node_id])
             if top:
                 lines.append(text)
             else:
-                lines.append(
-                    prefix + ("└── " if last else "├── ") + text + (" (see above)" if node_id in seen else "")
-                )
+                again = " (see above)" if node_id in seen else ""
+                lines.append(prefix + ("└── " if last else "├── ") + text + again)
             if node_id in seen:
-                return
+                continue
             seen.add(node_id)
-            children = self.inputs_of(node_id)
+            children = inputs.get(node_id, [])
             child_prefix = prefix if top else prefix + ("    " if last else "│   ")
-            for i, child in enumerate(children):
-                walk(child, child_prefix, i == len(children) - 1, False)
-
-        walk(self.root, "", True, True)
+            for i in reversed(range(len(children))):
+                stack.append((children[i], child_prefix, i == len(children) - 1, False))
         return "\n".join(lines)
 
     def to_mermaid(self) -> str:
@@ -112,6 +114,10 @@ def autograd_graph(
 ) -> AutogradGraph:
     """Walk tensor.grad_fn back to the leaves; leaves are named from `names` (or a model)."""
     require_tensor(name, tensor)
+    if not (names is None or isinstance(names, (Mapping, nn.Module))):
+        raise TypeError(
+            f"expected names to be a dict of name -> tensor or an nn.Module, got {type(names).__name__}"
+        )
     if isinstance(names, nn.Module):
         names = dict(names.named_parameters())
     by_id = {id(t): n for n, t in (names or {}).items()}

@@ -71,8 +71,8 @@ class GradientWatch:
         self._handles.clear()
         if exc is None:
             self._drain()
-        else:
-            self._pending.clear()
+        # When the body raised, the maxima stay pending: `.alerts` reads them later, and no host
+        # read here can replace the body's exception with another one.
 
     @property
     def active(self) -> bool:
@@ -103,11 +103,11 @@ class GradientWatch:
         return [[a.name, a.kind, a.max_abs] for a in self.alerts]
 
     def __repr__(self) -> str:
+        rows = self._rows()  # drains pending maxima first, so the counts below are current
         head = (
             f"GradientWatch({len(self._handles)} hooks active, {self.seen} gradients seen, "
             f"{len(self._alerts)} alerts, max_abs={self.max_abs:g})"
         )
-        rows = self._rows()
         return head if not rows else head + "\n" + text_table(["name", "kind", "max_abs"], rows)
 
     def _repr_html_(self) -> str:

@@ -9,7 +9,7 @@ from torch import nn
 
 from helpers._stats import on_device
 from helpers._table import html_table, text_table
-from helpers._validate import require_module
+from helpers._validate import require_module, require_tensor
 
 __all__ = [
     "ParameterChange",
@@ -143,9 +143,14 @@ def parameter_changes(model: nn.Module, snapshot: dict[str, torch.Tensor]) -> Pa
         raise TypeError(f"expected the dict from snapshot_parameters(), got {type(snapshot).__name__}")
     named = list(model.named_parameters())
     missing = [n for n, _ in named if n not in snapshot]
-    if missing:
-        raise KeyError(f"the snapshot has no entry for {missing}; take it from the same model")
+    extra = [n for n in snapshot if n not in dict(named)]
+    if missing or extra:
+        raise KeyError(
+            f"expected a snapshot of this model's parameters: missing {missing}, unknown {extra}; "
+            "take it with snapshot_parameters(model) from the same model"
+        )
     for name, p in named:
+        require_tensor(f"snapshot[{name!r}]", snapshot[name])
         if snapshot[name].shape != p.shape:
             raise ValueError(
                 f"{name}: snapshot shape {tuple(snapshot[name].shape)} != parameter shape {tuple(p.shape)}"
@@ -157,7 +162,8 @@ def parameter_changes(model: nn.Module, snapshot: dict[str, torch.Tensor]) -> Pa
     for name, p in named:
         before = on_device(snapshot[name], p.device)
         delta = (p.detach() - before).abs().double()
-        differs = (p.detach() != before).any().double()
+        both_nan = p.detach().isnan() & before.isnan()  # NaN != NaN, yet a NaN that stays is no move
+        differs = ((p.detach() != before) & ~both_nan).any().double()
         mean = delta.mean() if delta.numel() else delta.new_zeros(())
         mx = delta.amax() if delta.numel() else delta.new_zeros(())
         stats.append(on_device(torch.stack([differs, mean, mx]), device))

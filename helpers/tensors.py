@@ -69,23 +69,9 @@ def debug_tensor(name: str, tensor: torch.Tensor) -> TensorInfo:
     """Describe a tensor's autograd state; statistics cost one host read for floating tensors."""
     require_tensor(name, tensor)
     stats: dict[str, float | int | None] = {}
-    if (tensor.is_floating_point() or tensor.is_complex()) and not tensor.is_sparse:
-        with torch.no_grad():
-            t = tensor.detach()
-            values = t.abs() if t.is_complex() else t
-            if t.numel() == 0:
-                stats = {"min": None, "max": None, "mean": None, "nan": 0, "inf": 0}
-            else:
-                row = torch.stack(
-                    [
-                        values.amin().double(),
-                        values.amax().double(),
-                        values.double().mean(),
-                        torch.isnan(t).sum().double(),
-                        torch.isinf(t).sum().double(),
-                    ]
-                ).tolist()
-                stats = {"min": row[0], "max": row[1], "mean": row[2], "nan": int(row[3]), "inf": int(row[4])}
+    floating = tensor.is_floating_point() or tensor.is_complex()
+    if floating and tensor.layout in (torch.strided, torch.sparse_coo):
+        stats = _statistics(tensor)
     return TensorInfo(
         name=name,
         shape=tuple(tensor.shape),
@@ -97,3 +83,25 @@ def debug_tensor(name: str, tensor: torch.Tensor) -> TensorInfo:
         has_grad=has_grad(tensor),
         **stats,
     )
+
+
+@torch.no_grad()
+def _statistics(tensor: torch.Tensor) -> dict[str, float | int | None]:
+    """min, max, mean (of |z| for complex) and NaN/Inf counts, with one host read."""
+    t = tensor.detach()
+    if t.numel() == 0:
+        return {"min": None, "max": None, "mean": None, "nan": 0, "inf": 0}
+    stored = t.coalesce().values() if t.is_sparse else t
+    values = (stored.abs() if stored.is_complex() else stored).flatten()
+    if stored.numel() < t.numel():  # a sparse tensor's unstored elements are zeros
+        values = torch.cat([values, values.new_zeros(1)])
+    row = torch.stack(
+        [
+            values.amin().double(),
+            values.amax().double(),
+            values.double().sum() / t.numel(),
+            torch.isnan(stored).sum().double(),
+            torch.isinf(stored).sum().double(),
+        ]
+    ).tolist()
+    return {"min": row[0], "max": row[1], "mean": row[2], "nan": int(row[3]), "inf": int(row[4])}

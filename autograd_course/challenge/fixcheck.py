@@ -1,0 +1,135 @@
+"""Part 2: run the learner's fixed step and record a trace; judge the trace with trusted code.
+
+`collect_fix_trace` runs in the learner's kernel: it calls fixed_setup/fixed_step and records raw
+numbers only (parameters before every step, the loss each step returned, the gradient each
+backward left, via post-accumulate hooks). `judge_fix` recomputes, in its own process and with its
+own TinyNet, the true loss and gradient at every recorded set of weights, so a fake loss, a swapped
+model, accumulated gradients or skipped parameters show up as a mismatch with the facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from autograd_course.challenge.catalogue import build_broken
+from helpers import TinyNet, make_tiny_problem
+
+__all__ = ["FIX_STEPS", "LOSS_DROP", "collect_fix_trace", "judge_fix"]
+
+FIX_STEPS = 40  # steps the fixed training runs
+LOSS_DROP = 0.5  # the final loss must be at most this fraction of the first
+
+
+def collect_fix_trace(fixed_setup: Callable, fixed_step: Callable, seed: int, device: str) -> dict[str, Any]:
+    """Run fixed_setup(seed, device) and FIX_STEPS fixed_step calls; raw tensors on CPU."""
+    made = fixed_setup(seed, device)
+    if not (isinstance(made, tuple) and len(made) == 2):
+        return {"error": f"fixed_setup must return (model, optimizer), got {type(made).__name__}"}
+    model, optimizer = made
+    if not isinstance(model, torch.nn.Module):
+        return {"error": f"fixed_setup must return a torch.nn.Module first, got {type(model).__name__}"}
+    named = list(model.named_parameters())
+    captured: dict[str, list[torch.Tensor]] = {n: [] for n, _ in named}
+
+    def hook_for(name: str) -> Callable:
+        def hook(p: torch.Tensor) -> None:
+            captured[name].append(p.grad.detach().to("cpu", copy=True))
+
+        return hook
+
+    handles = [p.register_post_accumulate_grad_hook(hook_for(n)) for n, p in named if p.requires_grad]
+    inputs, targets = make_tiny_problem(seed, device=device)
+    params, losses, grads = [], [], []
+    try:
+        for _ in range(FIX_STEPS):
+            params.append({n: p.detach().to("cpu", copy=True) for n, p in named})
+            for v in captured.values():
+                v.clear()
+            loss = fixed_step(model, optimizer, inputs, targets)
+            if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+                return {"error": f"fixed_step must return the loss tensor, got {type(loss).__name__}"}
+            losses.append(float(loss.detach()))
+            grads.append({n: (v[-1] if len(v) == 1 else None) for n, v in captured.items()})
+            grads[-1]["__backward_calls__"] = torch.tensor([len(v) for v in captured.values()] or [0])
+        params.append({n: p.detach().to("cpu", copy=True) for n, p in named})
+    finally:
+        for h in handles:
+            h.remove()
+    return {
+        "seed": seed,
+        "names": [n for n, _ in named],
+        "params": params,
+        "losses": losses,
+        "grads": [{k: v for k, v in g.items() if v is not None} for g in grads],
+    }
+
+
+def _true_loss_and_grads(weights: dict[str, torch.Tensor], inputs, targets) -> tuple[float, dict]:
+    model = TinyNet()
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            p.copy_(weights[n].float())
+    loss = F.mse_loss(model(inputs), targets)
+    loss.backward()
+    return float(loss.detach()), {n: p.grad for n, p in model.named_parameters()}
+
+
+def judge_fix(bug: str, seed: int, trace: Any) -> tuple[bool, str]:
+    """(correct, message) for part 2 from a trace collect_fix_trace produced."""
+    if not isinstance(trace, dict):
+        return False, "no fix trace was recorded"
+    if "error" in trace:
+        return False, str(trace["error"])
+    setup, _ = build_broken(bug)
+    start_model, _ = setup(seed, "cpu")
+    expected = {n: p.detach() for n, p in start_model.named_parameters()}
+    names = list(trace.get("names", []))
+    if sorted(names) != sorted(expected):
+        return False, f"the model you train has parameters {names}; the challenge trains TinyNet's"
+    params, losses, grads = trace["params"], trace["losses"], trace["grads"]
+    if len(losses) != FIX_STEPS or len(params) != FIX_STEPS + 1 or len(grads) != FIX_STEPS:
+        return False, "the fix trace is incomplete"
+    for n in names:
+        if params[0][n].shape != expected[n].shape or not torch.allclose(params[0][n], expected[n]):
+            return False, (
+                f"the model starts from different weights than the challenge's setup ({n} differs): "
+                "fix the bug in the setup you were given instead of building another model"
+            )
+    inputs, targets = make_tiny_problem(seed)
+    first_true = None
+    for k in range(FIX_STEPS):
+        true_loss, true_grads = _true_loss_and_grads(params[k], inputs, targets)
+        first_true = true_loss if first_true is None else first_true
+        got = losses[k]
+        if not abs(got - true_loss) <= 1e-4 + 1e-3 * abs(true_loss):
+            return False, (
+                f"step {k + 1} returned loss {got:.4g}, but the mean squared error of the model "
+                f"with its weights at that step is {true_loss:.4g}: return the loss you train on"
+            )
+        for n in names:
+            g = grads[k].get(n)
+            if g is None:
+                return False, f"{n} received no gradient (or more than one backward) in step {k + 1}"
+            if not bool(torch.isfinite(g).all()):
+                return False, f"the gradient of {n} holds NaN or Inf in step {k + 1}"
+            ref = true_grads[n]
+            if not torch.allclose(g.float(), ref, rtol=1e-3, atol=1e-6):
+                ratio = float(g.norm() / ref.norm().clamp_min(1e-12))
+                return False, (
+                    f"in step {k + 1} the gradient of {n} is {ratio:.2f}x the gradient of that step's "
+                    "loss: gradients carry over from earlier steps or come from another loss"
+                )
+    unchanged = [n for n in names if torch.equal(params[0][n], params[-1][n])]
+    if unchanged:
+        return False, f"{', '.join(unchanged)} never changed in {FIX_STEPS} steps"
+    final, _ = _true_loss_and_grads(params[-1], inputs, targets)
+    if not final <= LOSS_DROP * first_true:
+        return False, f"the loss went from {first_true:.4g} to only {final:.4g} in {FIX_STEPS} steps"
+    return (
+        True,
+        f"the loss fell from {first_true:.4g} to {final:.4g} in {FIX_STEPS} steps; every parameter trained",
+    )

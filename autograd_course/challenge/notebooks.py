@@ -1,0 +1,70 @@
+"""Challenge notebooks on disk: where they are, their tagged cells, and solution regions."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+from autograd_course.course import repo_root
+
+__all__ = [
+    "BEGIN",
+    "END",
+    "META_KEY",
+    "challenge_cells",
+    "notebook_for",
+    "solution_notebooks",
+    "solution_text",
+    "strip_regions",
+]
+
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+META_KEY = "autograd_course"  # cell metadata: {"exercise": "A", "part": 1, "role": "answer" | "check"}
+_REGION = re.compile(
+    r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n(.*?)^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S
+)
+
+
+def solution_notebooks(root: Path | None = None) -> list[Path]:
+    """Every notebook in solutions/, in exercise order (A-E, then mystery rounds)."""
+    return sorted((root or repo_root()).joinpath("solutions").glob("*.ipynb"))
+
+
+def notebook_for(exercise_id: str, folder: str = "solutions", root: Path | None = None) -> Path:
+    """The notebook of one exercise in a course folder (solutions/ or exercises/)."""
+    found = sorted((root or repo_root()).joinpath(folder).glob(f"{exercise_id}_*.ipynb"))
+    if not found:
+        raise FileNotFoundError(f"no notebook for exercise {exercise_id!r} in {folder}/")
+    return found[0]
+
+
+def challenge_cells(nb: nbformat.NotebookNode) -> list[tuple[int, dict]]:
+    """(index, metadata) of every cell tagged with the challenge metadata key."""
+    out = []
+    for i, cell in enumerate(nb.cells):
+        meta = cell.get("metadata", {}).get(META_KEY)
+        if isinstance(meta, dict) and isinstance(meta.get("exercise"), str):
+            out.append((i, dict(meta)))
+    return out
+
+
+def strip_regions(source: str, placeholder: str) -> str:
+    """Replace every solution region with the placeholder, indented like the BEGIN marker."""
+
+    def repl(m: re.Match) -> str:
+        indent = m.group(1)
+        return "".join(f"{indent}{line}\n" for line in placeholder.splitlines())
+
+    return _REGION.sub(repl, source).rstrip("\n")
+
+
+def solution_text(exercise_id: str, part: int) -> str:
+    """The code inside the solution regions of one part's answer cell."""
+    nb = nbformat.read(notebook_for(exercise_id), as_version=4)
+    for i, meta in challenge_cells(nb):
+        if meta.get("part") == part and meta.get("role") == "answer":
+            regions = [m.group(2) for m in _REGION.finditer(nb.cells[i].source)]
+            return "\n".join(r.rstrip("\n") for r in regions)
+    raise LookupError(f"exercise {exercise_id} has no answer cell for part {part}")

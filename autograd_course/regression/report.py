@@ -1,0 +1,139 @@
+"""What a run found: one result per notebook, and the run's report as JSON and Markdown."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["STATUSES", "NotebookResult", "RunReport", "load_report"]
+
+STATUSES = ("passed", "failed", "timeout", "error")
+REPORT_VERSION = 1
+
+
+@dataclass
+class NotebookResult:
+    """How one notebook ran: status, duration and, when it did not pass, where and why."""
+
+    path: str
+    status: str
+    duration_s: float
+    output: str = ""
+    kernel_log: str | None = None
+    parameters: dict[str, Any] = field(default_factory=dict)
+    undeclared_parameters: list[str] = field(default_factory=list)
+    cell_index: int | None = None
+    error_name: str | None = None
+    error_message: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {', '.join(STATUSES)}; got {self.status!r}")
+
+    def __repr__(self) -> str:
+        where = f", cell {self.cell_index}: {self.error_name}" if self.status != "passed" else ""
+        return f"NotebookResult({self.path} {self.status} in {self.duration_s:.1f} s{where})"
+
+    @property
+    def passed(self) -> bool:
+        """True when every cell ran without an error."""
+        return self.status == "passed"
+
+
+@dataclass
+class RunReport:
+    """A whole run: the environment it ran in and one result per notebook, in course order."""
+
+    parameters: dict[str, str]
+    device: str | None
+    torch_version: str | None
+    python_version: str | None
+    kernel: str
+    timeout_s: float
+    jobs: int
+    started: str
+    duration_s: float = 0.0
+    results: list[NotebookResult] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{n} {s}" for s, n in self.counts().items() if n)
+        return f"RunReport({len(self.results)} notebooks: {counts or 'none'}, {self.duration_s:.1f} s)"
+
+    @property
+    def passed(self) -> bool:
+        """True when every notebook passed (and there was at least one)."""
+        return bool(self.results) and all(r.passed for r in self.results)
+
+    def counts(self) -> dict[str, int]:
+        """How many notebooks ended in each status."""
+        return {s: sum(r.status == s for r in self.results) for s in STATUSES}
+
+    def result(self, path: str) -> NotebookResult:
+        """The result for one notebook path as recorded in the report."""
+        for r in self.results:
+            if r.path == path:
+                return r
+        raise KeyError(f"no notebook {path!r} in this run; it has: {', '.join(r.path for r in self.results)}")
+
+    def to_json(self) -> str:
+        """The report as JSON (what report.json holds)."""
+        data = {"report_version": REPORT_VERSION, **asdict(self)}
+        data["counts"] = self.counts()
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+    def to_markdown(self) -> str:
+        """The report as a Markdown table (what report.md holds)."""
+        params = ", ".join(f"`{k}={v}`" for k, v in self.parameters.items()) or "none (notebook defaults)"
+        counts = ", ".join(f"{n} {s}" for s, n in self.counts().items() if n) or "no notebooks"
+        lines = [
+            "# Regression run",
+            "",
+            f"- started: {self.started}, took {self.duration_s:.1f} s with {self.jobs} job(s)",
+            f"- parameters: {params}",
+            f"- device: {self.device or 'notebook default'}; torch {self.torch_version or 'not installed'}; "
+            f"Python {self.python_version or 'unknown'}; kernel `{self.kernel}`; "
+            f"cell timeout {self.timeout_s:g} s",
+            f"- result: {counts}",
+            "",
+            "| notebook | status | duration (s) | cell | error | undeclared parameters |",
+            "|---|---|---:|---:|---|---|",
+        ]
+        for r in self.results:
+            error = f"{r.error_name}: {r.error_message}" if r.error_name else ""
+            lines.append(
+                f"| {_cell(r.path)} | {r.status} | {r.duration_s:.1f} | "
+                f"{'' if r.cell_index is None else r.cell_index} | {_cell(error)} | "
+                f"{_cell(', '.join(r.undeclared_parameters))} |"
+            )
+        return "\n".join(lines) + "\n"
+
+    def write(self, folder: Path) -> None:
+        """Write report.json and report.md into the run folder."""
+        (folder / "report.json").write_text(self.to_json(), encoding="utf-8")
+        (folder / "report.md").write_text(self.to_markdown(), encoding="utf-8")
+
+
+def _cell(text: str, limit: int = 200) -> str:
+    """Text made safe for one Markdown table cell: one line, pipes escaped, shortened."""
+    one_line = " ".join(text.split())
+    if len(one_line) > limit:
+        one_line = one_line[: limit - 1] + "…"
+    return one_line.replace("|", "\\|")
+
+
+def load_report(folder: Path) -> RunReport:
+    """Read a finished run's report.json."""
+    path = Path(folder) / "report.json"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{folder} is not a finished run: expected {path} (written by `autograd-course run`)"
+        )
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("report_version") != REPORT_VERSION:
+        raise ValueError(f"{path}: report_version {data.get('report_version')!r}, expected {REPORT_VERSION}")
+    results = [NotebookResult(**r) for r in data.pop("results")]
+    for key in ("report_version", "counts"):
+        data.pop(key, None)
+    return RunReport(**data, results=results)

@@ -1,0 +1,368 @@
+"""`watch_non_finite`: where a NaN or an Inf first appeared, in the forward or the backward pass."""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import torch
+from torch import nn
+
+from helpers._stats import on_device
+from helpers._table import html_table, text_table
+from helpers._validate import require_module
+from helpers.finite import NonFiniteError
+
+__all__ = ["NonFiniteEvent", "NonFiniteWatch", "watch_non_finite"]
+
+_ENGINE = torch.autograd.Variable._execution_engine  # queue_callback: run once a backward pass ends
+
+
+@dataclass(frozen=True)
+class NonFiniteEvent:
+    """One tensor that held NaN or Inf: the pass, the module, which tensor, and the counts."""
+
+    phase: str  # "forward" or "backward"
+    module: str  # qualified module name; "" is the model itself
+    tensor: str  # "output", "output[1]", "input[0]", "grad input[0]", "grad weight", ...
+    nan: int | None  # None: unknown (the gradient was not kept), at least one NaN or Inf
+    inf: int | None
+    pass_index: int  # 1 for the first forward (or backward) pass seen under the watch
+
+    @property
+    def where(self) -> str:
+        """A readable location, e.g. "backward #1: grad input[0] of 'act'"."""
+        name = repr(self.module) if self.module else "the model"
+        return f"{self.phase} #{self.pass_index}: {self.tensor} of {name}"
+
+    def __repr__(self) -> str:
+        return (
+            f"NonFiniteEvent({self.phase!r}, module={self.module!r}, tensor={self.tensor!r}, "
+            f"nan={self.nan}, inf={self.inf}, pass_index={self.pass_index})"
+        )
+
+
+def _checkable(value: Any) -> bool:
+    return (
+        isinstance(value, torch.Tensor)
+        and (value.is_floating_point() or value.is_complex())
+        and not value.is_nested
+        and value.layout == torch.strided
+        and value.device.type != "meta"
+    )
+
+
+def _tensors(value: Any, label: str) -> Iterator[tuple[str, torch.Tensor]]:
+    """(label, tensor) for every checkable tensor in a nest of tuples, lists and dicts."""
+    if isinstance(value, torch.Tensor):
+        if _checkable(value):
+            yield label, value
+    elif isinstance(value, (tuple, list)):
+        for i, v in enumerate(value):
+            yield from _tensors(v, f"{label}[{i}]")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _tensors(v, f"{label}[{k!r}]")
+
+
+def _flag(t: torch.Tensor) -> torch.Tensor:
+    """A 0-dim tensor on t's device, finite when t holds no NaN and no Inf: t's sum.
+
+    One reduction, the cheapest there is. A sum is NaN or infinite whenever one term is; it
+    can also overflow on huge finite values, a false alarm that a recount removes.
+    """
+    v = torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
+    return v.sum(dtype=torch.float32) if v.element_size() < 4 else v.sum()
+
+
+def _counts(t: torch.Tensor) -> torch.Tensor:
+    """[NaN count, Inf count] of t, on t's device."""
+    v = torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
+    return torch.stack([torch.isnan(v).sum(), torch.isinf(v).sum()])
+
+
+@dataclass
+class _Pending:
+    """A tensor's flag, still on the device, waiting for the next read."""
+
+    phase: str
+    index: int
+    module: str
+    tensor: str
+    value: torch.Tensor
+    recount: Callable[[], Any] | None
+
+
+def _keeper(t: torch.Tensor) -> Callable[[], torch.Tensor | None]:
+    """Find a forward tensor again at the read: held (detached) with grad mode on, else weakly."""
+    # With grad mode on most outputs are saved for backward anyway; under no_grad (inference)
+    # holding every activation would raise peak memory, so only a weak reference is kept.
+    if torch.is_grad_enabled():
+        kept = t.detach()
+        return lambda: kept
+    ref = weakref.ref(t)
+    return ref
+
+
+def _count(n: int | None) -> int | str:
+    return "?" if n is None else n
+
+
+class NonFiniteWatch:
+    """Hooks that find NaN and Inf in module outputs and in the gradients each module produces.
+
+    Forward: every module's output (and the model's own inputs) gets a one-reduction flag;
+    with grad mode on the tensor is held (detached) until the read, so NaN and Inf counts are
+    exact, under no_grad only weakly.
+    Backward: the gradient with respect to every module input that requires grad (a tensor
+    hook registered before the module runs, so an in-place module is measured on what it
+    produced) and every parameter's gradient get exact NaN and Inf counts. Nothing is read
+    during a pass: everything stays on the device until the model's forward call ends, or
+    `.first`, `.events` or the exit asks; one host read then collects the forward pass and
+    the backward pass before it, whatever the number of modules (one more, only when
+    something was not finite, counts the forward tensors that were flagged).
+
+    No hook keeps the incoming gradient, so autograd can still hand it to `.grad` uncopied.
+    With `raise_on_first=True` every hook reads its tensor at once (a host read per module
+    and per gradient: slow, for teaching) and raises NonFiniteError at the first bad one.
+    """
+
+    _columns = ("phase", "pass", "module", "tensor", "nan", "inf")
+
+    def __init__(self, model: nn.Module, raise_on_first: bool = False) -> None:
+        require_module(model, allow_empty=True)
+        if not isinstance(raise_on_first, bool):
+            raise TypeError(f"expected raise_on_first to be True or False, got {raise_on_first!r}")
+        self.model, self.raise_on_first = model, raise_on_first
+        self._names = {id(m): name for name, m in model.named_modules()}
+        self._handles: list[Any] = []  # module and parameter hooks
+        self._tensor_handles: list[Any] = []  # hooks on module inputs that may still fire
+        self._inputs: dict[tuple[int, int], tuple[weakref.ref, list[str]]] = {}  # hooked this forward
+        self._outputs: dict[int, weakref.ref] = {}  # this forward's checked outputs
+        self._pending: list[_Pending] = []
+        self._passes = {"forward": 0, "backward": 0}
+        self._in_pass = {"forward": False, "backward": False}
+        self._events: list[NonFiniteEvent] = []
+        self._depth = 0
+        self.reads = 0  # host reads the watch itself made
+
+    # ---- recording -------------------------------------------------------------------------
+    def _start(self, phase: str) -> int:
+        if not self._in_pass[phase]:
+            self._in_pass[phase] = True
+            self._passes[phase] += 1
+            if phase == "backward":  # marks the end of this backward pass; reads nothing
+                _ENGINE.queue_callback(self._end_backward)
+        return self._passes[phase]
+
+    def _record(
+        self,
+        phase: str,
+        module: str,
+        label: str,
+        t: torch.Tensor,
+        recount: Callable[[], Any] | None = None,
+    ) -> None:
+        """Queue t's flag for the next read; recount finds t again then, for exact counts."""
+        index = self._start(phase)
+        if self.raise_on_first:
+            nan, inf = (int(v) for v in _counts(t).tolist())
+            self.reads += 1
+            if nan or inf:
+                event = NonFiniteEvent(phase, module, label, nan, inf, index)
+                self._events.append(event)
+                v = t.detach()
+                sample = v[~torch.isfinite(v)].flatten()[:5].tolist()
+                raise NonFiniteError(event.where, nan, inf, sample, t.numel())
+            return
+        self._pending.append(_Pending(phase, index, module, label, _flag(t), recount))
+
+    def _forward_pre(self, module: nn.Module, args: tuple) -> None:
+        name = self._names.get(id(module), "?")
+        if module is self.model:
+            self._depth += 1
+            if self._depth == 1:
+                for label, t in _tensors(args, "input"):
+                    self._record("forward", name, label, t, _keeper(t))
+        if not torch.is_grad_enabled():
+            return
+        for label, t in _tensors(args, "grad input"):
+            if not t.requires_grad:
+                continue
+            key = (id(t), t._version)  # an in-place op makes a new version with its own gradient
+            known = self._inputs.get(key)
+            if known is not None and known[0]() is t:
+                known[1][:] = [name, label]  # an inner module consumes the same tensor: it is more precise
+                continue
+            cell = [name, label]
+            self._inputs[key] = (weakref.ref(t), cell)
+            self._tensor_handles.append(t.register_hook(self._input_grad_hook(cell)))
+
+    def _input_grad_hook(self, cell: list[str]) -> Callable[[torch.Tensor], None]:
+        def hook(grad: torch.Tensor) -> None:
+            if self._handles and _checkable(grad):
+                self._record("backward", cell[0], cell[1], grad)  # a flag; nothing kept
+
+        return hook
+
+    def _forward_post(self, module: nn.Module, args: tuple, output: Any) -> None:
+        name = self._names.get(id(module), "?")
+        for label, t in _tensors(output, "output"):
+            seen = self._outputs.get(id(t))
+            if seen is not None and seen() is t:
+                continue  # the inner module that produced it was checked first
+            self._outputs[id(t)] = weakref.ref(t)
+            self._record("forward", name, label, t, _keeper(t))
+        if module is self.model:
+            self._depth -= 1
+            if self._depth == 0:
+                self._end_forward()
+
+    def _param_hook(self, module: str, label: str, param: nn.Parameter) -> Callable[[torch.Tensor], None]:
+        ref = weakref.ref(param)
+
+        def grad_now() -> torch.Tensor | None:
+            p = ref()
+            return None if p is None else p.grad
+
+        def hook(grad: torch.Tensor) -> None:
+            if _checkable(grad):
+                self._record("backward", module, label, grad, grad_now)  # a flag; nothing kept
+
+        return hook
+
+    def _end_forward(self) -> None:
+        self._in_pass["forward"] = False
+        self._outputs.clear()
+        self._inputs.clear()
+        self._tensor_handles = [h for h in self._tensor_handles if h.hooks_dict_ref() is not None]
+        self._read()
+
+    def _end_backward(self) -> None:
+        self._in_pass["backward"] = False
+
+    # ---- reading ---------------------------------------------------------------------------
+    def _read(self) -> None:
+        """Read every pending flag with one host read; count the non-finite ones (one more read)."""
+        pending, self._pending = self._pending, []
+        if not pending:
+            return
+        device = pending[0].value.device
+        flags = torch.stack([on_device(p.value.double(), device) for p in pending]).tolist()
+        self.reads += 1
+        bad = [(p, f) for p, f in zip(pending, flags) if not math.isfinite(f)]
+        found = [p.recount() if p.recount is not None else None for p, _ in bad]
+        found = [t if isinstance(t, torch.Tensor) and _checkable(t) else None for t in found]
+        live = [on_device(_counts(t), device) for t in found if t is not None]
+        recounted = iter(torch.stack(live).tolist() if live else [])
+        self.reads += bool(live)
+        for (p, flag), t in zip(bad, found):
+            if t is not None:
+                nan, inf = (int(v) for v in next(recounted))
+                if nan or inf:
+                    self._events.append(NonFiniteEvent(p.phase, p.module, p.tensor, nan, inf, p.index))
+                elif p.phase == "forward":  # a forward tensor recounted finite: the sum overflowed
+                    continue
+                else:  # the gradient was overwritten since (zero_grad): what the flag proves
+                    self._events.append(self._lower_bound(p, flag))
+            else:  # never kept (gradients w.r.t. inputs) or freed since: what the flag proves
+                self._events.append(self._lower_bound(p, flag))
+
+    @staticmethod
+    def _lower_bound(p: _Pending, flag: float) -> NonFiniteEvent:
+        """An infinite sum proves Inf and no NaN; a NaN sum, NaN or Infs of both signs."""
+        nan = None if math.isnan(flag) else 0
+        return NonFiniteEvent(p.phase, p.module, p.tensor, nan, None, p.index)
+
+    # ---- context manager -------------------------------------------------------------------
+    def __enter__(self) -> NonFiniteWatch:
+        if self._handles:
+            raise RuntimeError("this watch is already active; create a new one with watch_non_finite()")
+        for module in self.model.modules():
+            self._handles.append(module.register_forward_pre_hook(self._forward_pre))
+            self._handles.append(module.register_forward_hook(self._forward_post, always_call=True))
+        owners = {}
+        for name, module in self.model.named_modules():
+            for pname, p in module.named_parameters(recurse=False):
+                owners.setdefault(id(p), (name, pname))
+        for param in self.model.parameters():
+            if param.requires_grad:
+                module, pname = owners[id(param)]
+                self._handles.append(param.register_hook(self._param_hook(module, f"grad {pname}", param)))
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        for handle in self._handles + self._tensor_handles:
+            handle.remove()
+        self._handles, self._tensor_handles = [], []
+        self._inputs.clear()
+        self._outputs.clear()
+        self._depth = 0
+        self._in_pass = {"forward": False, "backward": False}
+        self._read()
+
+    # ---- results ---------------------------------------------------------------------------
+    @property
+    def active(self) -> bool:
+        """Whether the hooks are installed right now."""
+        return bool(self._handles)
+
+    @property
+    def events(self) -> list[NonFiniteEvent]:
+        """Every non-finite tensor seen so far, in the order they were produced."""
+        self._read()
+        return list(self._events)
+
+    @property
+    def first(self) -> NonFiniteEvent | None:
+        """The first non-finite event, or None when everything was finite."""
+        self._read()
+        return self._events[0] if self._events else None
+
+    def _rows(self) -> list[list[object]]:
+        return [
+            [
+                e.phase,
+                e.pass_index,
+                e.module or "(model)",
+                e.tensor,
+                _count(e.nan),
+                _count(e.inf),
+            ]
+            for e in self._events
+        ]
+
+    def _caption(self) -> str:
+        return (
+            f"{self._passes['forward']} forward and {self._passes['backward']} backward passes, "
+            f"{len(self._events)} non-finite tensors"
+        )
+
+    def __repr__(self) -> str:
+        self._read()
+        state = "active" if self.active else "inactive"
+        head = f"NonFiniteWatch({state}, {self._caption()})"
+        rows = self._rows()
+        return head if not rows else head + "\n" + text_table(self._columns, rows)
+
+    def _repr_html_(self) -> str:
+        self._read()
+        return html_table(self._columns, self._rows(), caption=f"non-finite watch: {self._caption()}")
+
+
+def watch_non_finite(model: nn.Module, raise_on_first: bool = False) -> NonFiniteWatch:
+    """`with watch_non_finite(model) as w: step()` then `w.first`: where NaN or Inf first appeared.
+
+    Reads the host once per forward and once per backward pass. `raise_on_first=True` raises
+    NonFiniteError at the first non-finite tensor instead, at the cost of a host read per module.
+    """
+    return NonFiniteWatch(model, raise_on_first)

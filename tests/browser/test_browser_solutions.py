@@ -1,0 +1,22 @@
+"""Every challenge solution run in a real JupyterLab, checked like the course notebooks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pytest
+
+from browser.course_files import course_notebooks
+from browser.notebook_page import assert_works_in_jupyterlab
+
+if TYPE_CHECKING:
+    from browser.notebook_page import NotebookPage
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.mark.parametrize("path", course_notebooks("solutions"))
+def test_solution_in_jupyterlab(open_notebook: Callable[[str], NotebookPage], path: str) -> None:
+    """A challenge solution runs clean in JupyterLab, like the course notebooks."""
+    assert_works_in_jupyterlab(open_notebook(path))

@@ -1,0 +1,375 @@
+"""diagnose(): the stage it names for every scenario of the issue, and that it leaves no trace."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from helpers import Diagnosis, Stage, TinyNet, diagnose, make_tiny_problem
+
+X, Y = make_tiny_problem(seed=0)
+
+
+def tiny(bug: str | None = None, *, lr: float = 1e-2, seed: int = 0):
+    """(train_step, model, optimizer) for TinyNet with one named bug."""
+    model = TinyNet(seed=seed)
+    if bug == "B":
+        for p in model.fc1.parameters():
+            p.requires_grad_(False)
+    if bug == "all_frozen":
+        model.requires_grad_(False)
+    params = model.fc2.parameters() if bug == "C" else model.parameters()
+    optimizer = torch.optim.Adam(params, lr=0.0 if bug == "lr0" else lr)
+    if bug == "replaced":
+        model.fc1 = nn.Linear(4, 8)  # after the optimizer was built
+
+    def forward() -> torch.Tensor:
+        if bug == "hidden_detached":
+            return model.fc2(torch.relu(model.fc1(X)).detach())
+        if bug == "inplace":
+            h = torch.sigmoid(model.fc1(X))  # sigmoid saves its output for backward
+            h.mul_(2.0)
+            return model.fc2(h)
+        if bug == "sqrt":
+            h = model.fc1(X)
+            h = torch.where(h > 0, torch.sqrt(h), torch.zeros_like(h))
+            return model.fc2(h)
+        return model(X)
+
+    def step() -> torch.Tensor:
+        if bug != "D":
+            optimizer.zero_grad()
+        if bug == "no_grad":
+            with torch.no_grad():
+                out = forward()
+        else:
+            out = forward()
+        if bug == "A":
+            out = out.detach()
+        if bug == "E":
+            out = out / 0
+        loss = ((out - Y) ** 2).mean()
+        if bug == "item":
+            loss = torch.tensor(loss.item(), requires_grad=True)
+        if bug == "numpy":
+            rebuilt = torch.from_numpy(out.detach().numpy().copy()).requires_grad_()
+            loss = ((rebuilt - Y) ** 2).mean()
+        if bug == "non_scalar":
+            loss = (out - Y) ** 2
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return step, model, optimizer
+
+
+@pytest.mark.parametrize(
+    ("bug", "stage", "step"),
+    [
+        (None, Stage.OK, None),
+        ("A", Stage.LOSS_NOT_IN_GRAPH, 1),
+        ("B", Stage.PARAMS_FROZEN, 1),
+        ("C", Stage.NOT_IN_OPTIMIZER, 1),
+        ("D", Stage.GRADS_ACCUMULATING, 2),
+        ("E", Stage.FORWARD_NON_FINITE, 1),
+        ("no_grad", Stage.GRAD_MODE_DISABLED, 1),
+        ("lr0", Stage.PARAMS_NOT_UPDATED, 1),
+        ("replaced", Stage.NOT_IN_OPTIMIZER, 1),
+        ("item", Stage.LOSS_NOT_IN_GRAPH, 1),
+        ("numpy", Stage.LOSS_NOT_IN_GRAPH, 1),
+        ("hidden_detached", Stage.GRAD_MISSING, 1),
+        ("inplace", Stage.BACKWARD_FAILED, 1),
+        ("non_scalar", Stage.BACKWARD_FAILED, 1),
+        ("sqrt", Stage.GRAD_NON_FINITE, 1),
+        ("all_frozen", Stage.PARAMS_FROZEN, 1),
+    ],
+)
+def test_stage_for_each_scenario(bug: str | None, stage: Stage, step: int | None) -> None:
+    d = diagnose(*tiny(bug))
+    assert (d.stage, d.step) == (stage, step), repr(d)
+    assert d.advice and d.evidence
+
+
+def test_evidence_names_the_parameters_involved() -> None:
+    assert diagnose(*tiny("C")).names == ["fc1.weight", "fc1.bias"]
+    assert diagnose(*tiny("B")).names == ["fc1.weight", "fc1.bias"]
+    assert diagnose(*tiny("hidden_detached")).names == ["fc1.weight", "fc1.bias"]
+    inplace = diagnose(*tiny("inplace"))
+    assert "modified by an inplace operation" in inplace.evidence[0]
+    assert isinstance(inplace.error, RuntimeError)
+    sqrt = diagnose(*tiny("sqrt"))
+    assert any("first non-finite backward tensor" in e for e in sqrt.evidence)
+    assert sqrt.reports["non_finite"].first.phase == "backward"
+
+
+def test_eval_mode_and_diagnose_called_under_no_grad() -> None:
+    step, model, optimizer = tiny()
+    model.eval()
+    assert diagnose(step, model, optimizer).stage is Stage.OK
+    assert not model.training
+
+    def switches_to_train() -> torch.Tensor:
+        model.train()
+        return step()
+
+    assert diagnose(switches_to_train, model, optimizer).stage is Stage.OK
+    assert not model.training and not model.fc1.training  # the mode is put back as it was
+    with torch.no_grad():
+        d = diagnose(*tiny())
+    assert d.stage is Stage.GRAD_MODE_DISABLED
+
+
+def test_frozen_on_purpose_is_not_a_finding_and_matches_on_dot_boundaries() -> None:
+    assert diagnose(*tiny("B"), frozen=["fc1"]).stage is Stage.OK
+    assert diagnose(*tiny("B"), frozen=("fc1.weight", "fc1.bias")).stage is Stage.OK
+
+    class Wide(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc1, self.fc10 = nn.Linear(2, 2), nn.Linear(2, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.fc10(self.fc1(x))
+
+    torch.manual_seed(0)
+    model = Wide()
+    model.requires_grad_(False)
+    model.fc1.weight.requires_grad_(True)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    x = torch.randn(3, 2)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    d = diagnose(step, model, optimizer, frozen=["fc1"])
+    assert d.stage is Stage.PARAMS_FROZEN and d.names == ["fc10.weight", "fc10.bias"]
+    assert diagnose(step, model, optimizer, frozen=["fc1", "fc10"]).stage is Stage.OK
+    with pytest.raises(ValueError, match="frozen names no parameter"):
+        diagnose(step, model, optimizer, frozen=["fc"])
+
+
+def test_magnitude_thresholds_are_arguments() -> None:
+    d = diagnose(*tiny(), max_grad_norm=1e-3)
+    assert d.stage is Stage.GRAD_MAGNITUDE and "max_grad_norm" in d.evidence[0]
+    d = diagnose(*tiny(), min_grad=1e6)
+    assert d.stage is Stage.GRAD_MAGNITUDE and "min_grad" in d.evidence[0]
+
+
+def test_accumulating_over_micro_batches_inside_one_step_is_not_a_finding() -> None:
+    model = TinyNet(seed=0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        for half in (slice(0, 8), slice(8, 16)):
+            loss = ((model(X[half]) - Y[half]) ** 2).mean() / 2
+            loss.backward()
+        optimizer.step()
+        return loss
+
+    assert diagnose(step, model, optimizer).stage is Stage.OK
+
+
+def test_earliest_failure_wins_across_steps() -> None:
+    """A NaN gradient at step 1 makes step 2's forward NaN; step 1's stage is the diagnosis."""
+    step, model, optimizer = tiny("sqrt", lr=1.0)
+    d = diagnose(step, model, optimizer, steps=3)
+    assert (d.stage, d.step) == (Stage.GRAD_NON_FINITE, 1)
+
+
+def test_backward_through_a_freed_graph_at_the_second_step() -> None:
+    model = TinyNet(seed=0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    carried = {"h": torch.zeros(16, 1)}
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        carried["h"] = carried["h"] + model(X)  # state carried over without detach
+        loss = ((carried["h"] - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    d = diagnose(step, model, optimizer)
+    assert (d.stage, d.step) == (Stage.BACKWARD_FAILED, 2)
+    assert "second time" in d.evidence[0]
+
+
+def _snapshot(model: nn.Module, optimizer: torch.optim.Optimizer) -> dict[str, object]:
+    return {
+        "params": [p.detach().clone() for p in model.parameters()],
+        "param_ids": [id(p) for p in model.parameters()],
+        "grads": [None if p.grad is None else p.grad.clone() for p in model.parameters()],
+        "grad_ids": [id(p.grad) for p in model.parameters()],
+        "state": {
+            id(p): {k: v.clone() if torch.is_tensor(v) else v for k, v in s.items()}
+            for p, s in optimizer.state.items()
+        },
+        "lr": [g["lr"] for g in optimizer.param_groups],
+        "torch_rng": torch.get_rng_state(),
+        "py_rng": random.getstate(),
+        "np_rng": np.random.get_state()[1].copy(),
+        "hooks": sum(
+            len(m._forward_hooks) + len(m._forward_pre_hooks) + len(m._backward_hooks)
+            for m in model.modules()
+        )
+        + sum(len(p._backward_hooks or {}) for p in model.parameters())
+        + len(optimizer._optimizer_step_pre_hooks),
+    }
+
+
+def _assert_same(before: dict[str, object], after: dict[str, object]) -> None:
+    for a, b in zip(before["params"], after["params"]):
+        assert torch.equal(a, b)
+    assert before["param_ids"] == after["param_ids"] and before["grad_ids"] == after["grad_ids"]
+    for a, b in zip(before["grads"], after["grads"]):
+        assert (a is None and b is None) or torch.equal(a, b)
+    assert before["state"].keys() == after["state"].keys()
+    for key, entry in before["state"].items():
+        for k, v in entry.items():
+            assert (
+                torch.equal(v, after["state"][key][k]) if torch.is_tensor(v) else v == after["state"][key][k]
+            )
+    assert before["lr"] == after["lr"]
+    assert torch.equal(before["torch_rng"], after["torch_rng"])
+    assert before["py_rng"] == after["py_rng"]
+    assert np.array_equal(before["np_rng"], after["np_rng"])
+    assert before["hooks"] == after["hooks"]
+
+
+def _warm(model: nn.Module, optimizer: torch.optim.Optimizer) -> None:
+    """One correct step first: Adam state and .grad exist before the diagnosis."""
+    optimizer.zero_grad()
+    ((model(X) - Y) ** 2).mean().backward()
+    optimizer.step()
+    assert optimizer.state
+
+
+@pytest.mark.parametrize("bug", [None, "D", "inplace", "shape"])
+def test_leaves_no_trace_also_when_train_step_raises(bug: str | None) -> None:
+    step, model, optimizer = tiny(None if bug == "shape" else bug)
+    _warm(model, optimizer)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+
+    def user_step() -> torch.Tensor:
+        random.random(), np.random.rand(), torch.rand(1)  # the step consumes every RNG
+        if bug == "shape":
+            model(torch.randn(3, 5))  # not an autograd error: propagates
+        loss = step()
+        scheduler.step()
+        return loss
+
+    torch.manual_seed(1)
+    before = _snapshot(model, optimizer)
+    if bug == "shape":
+        with pytest.raises(RuntimeError, match="shapes cannot be multiplied"):
+            diagnose(user_step, model, optimizer)
+    else:
+        diagnose(user_step, model, optimizer)
+    _assert_same(before, _snapshot(model, optimizer))
+
+
+def test_buffers_are_restored() -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Linear(3, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    stats = [b.clone() for b in model.buffers()]
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    assert diagnose(step, model, optimizer).stage is Stage.OK
+    assert all(torch.equal(a, b) for a, b in zip(stats, model.buffers()))
+
+
+def _real_model_step(kind: str, train: bool):
+    torch.manual_seed(0)
+    if kind == "transformer":
+        layer = nn.TransformerEncoderLayer(
+            d_model=16, nhead=2, dim_feedforward=32, dropout=0.1, batch_first=True
+        )
+        body = nn.TransformerEncoder(layer, num_layers=2)
+        x = torch.randn(4, 5, 16)
+    else:
+        body = nn.LSTM(input_size=16, hidden_size=16, num_layers=2, dropout=0.1, batch_first=True)
+        x = torch.randn(4, 5, 16)
+    model = nn.ModuleDict({"body": body, "head": nn.Linear(16, 1)})
+    target = torch.randn(4, 1)
+    model.train(train)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        out = model["body"](x)
+        out = out[0] if isinstance(out, tuple) else out
+        loss = ((model["head"](out[:, -1]) - target) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return step, model, optimizer
+
+
+@pytest.mark.parametrize("kind", ["transformer", "lstm"])
+@pytest.mark.parametrize("train", [True, False])
+def test_real_torch_models_are_ok_in_train_and_eval(kind: str, train: bool) -> None:
+    step, model, optimizer = _real_model_step(kind, train)
+    first = diagnose(step, model, optimizer)
+    assert first.stage is Stage.OK, repr(first)
+    again = diagnose(step, model, optimizer)  # RNG and state restored: dropout draws the same masks
+    assert again.losses == first.losses
+
+
+def test_repr_html_and_bad_input() -> None:
+    d = diagnose(*tiny("C"))
+    assert isinstance(d, Diagnosis) and not d.ok
+    text = repr(d)
+    assert text.startswith("Diagnosis: NOT_IN_OPTIMIZER at step 1 of 2")
+    assert "fc1.weight" in text and "advice:" in text
+    page = d._repr_html_()
+    assert "NOT_IN_OPTIMIZER" in page and "fc1.weight" in page and "<li>" in page
+    ok = diagnose(*tiny())
+    assert ok.ok and ok.step is None and repr(ok).startswith("Diagnosis: OK (2 steps)")
+    step, model, optimizer = tiny()
+    with pytest.raises(TypeError, match="function of no arguments"):
+        diagnose("step", model, optimizer)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="Optimizer"):
+        diagnose(step, model, model)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="steps"):
+        diagnose(step, model, optimizer, steps=0)
+    with pytest.raises(ValueError, match="max_grad_norm"):
+        diagnose(step, model, optimizer, max_grad_norm=0)
+    with pytest.raises(TypeError, match="frozen"):
+        diagnose(step, model, optimizer, frozen=[1])  # type: ignore[list-item]
+
+
+def test_inference_mode_and_a_forgotten_backward() -> None:
+    step, model, optimizer = tiny()
+
+    def under_inference_mode() -> torch.Tensor:
+        with torch.inference_mode():
+            return step()
+
+    assert diagnose(under_inference_mode, model, optimizer).stage is Stage.GRAD_MODE_DISABLED
+
+    def no_backward() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        optimizer.step()
+        return loss
+
+    d = diagnose(no_backward, model, optimizer)
+    assert d.stage is Stage.GRAD_MISSING
+    assert any("was loss.backward() called" in e for e in d.evidence)

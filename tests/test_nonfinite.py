@@ -1,0 +1,209 @@
+"""watch_non_finite: where NaN and Inf first appear, at one host read per pass, leaving no hooks."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from helpers import NonFiniteError, NonFiniteWatch, count_host_syncs, watch_non_finite
+
+
+class SafeSqrt(nn.Module):
+    """sqrt behind torch.where: finite forward, NaN gradient for negative inputs."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.where(x > 0, torch.sqrt(x), torch.zeros_like(x))
+
+
+class Poison(nn.Module):
+    """Writes a NaN and an Inf into its output (a forward problem born here)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = x * 1.0
+        out[0, 0] = float("nan")
+        out[1, 0] = float("inf")
+        return out
+
+
+def _hooks(model: nn.Module) -> int:
+    count = 0
+    for m in model.modules():
+        count += len(m._forward_hooks) + len(m._forward_pre_hooks) + len(m._backward_hooks)
+    for p in model.parameters():
+        count += len(p._backward_hooks or {})
+    return count
+
+
+@pytest.fixture
+def data() -> torch.Tensor:
+    return torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
+
+
+def test_forward_nan_and_inf_are_located_with_exact_counts(data: torch.Tensor) -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 4), Poison(), nn.Linear(4, 2))
+    with watch_non_finite(model) as watch:
+        model(data)
+    first = watch.first
+    assert (first.phase, first.module, first.tensor) == ("forward", "1", "output")
+    assert (first.nan, first.inf) == (1, 1)
+    # the next layer's output is non-finite too (events keep order), and no backward ran
+    assert [e.module for e in watch.events] == ["1", "2"]
+    assert all(e.phase == "forward" for e in watch.events)
+
+
+def test_finite_step_has_no_event_and_the_model_input_is_checked(data: torch.Tensor) -> None:
+    model = nn.Sequential(nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 1))
+    with watch_non_finite(model) as watch:
+        model(data).sum().backward()
+    assert watch.first is None and watch.events == []
+    bad = data.clone()
+    bad[2, 1] = float("-inf")
+    with watch_non_finite(model) as watch:
+        model(bad)
+    assert (watch.first.module, watch.first.tensor, watch.first.inf) == ("", "input[0]", 1)
+
+
+def test_backward_only_nan_is_attributed_to_the_module_that_made_it(data: torch.Tensor) -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), SafeSqrt(), nn.Linear(8, 1))
+    with watch_non_finite(model) as watch:
+        loss = model(data).pow(2).mean()
+        assert torch.isfinite(loss)
+        loss.backward()
+    first = watch.first
+    assert (first.phase, first.module, first.tensor) == ("backward", "1", "grad input[0]")
+    assert not [e for e in watch.events if e.phase == "forward"]
+    # the parameters upstream of it are poisoned next, with exact counts taken from .grad
+    weight = next(e for e in watch.events if e.tensor == "grad weight")
+    assert weight.module == "0"
+    assert weight.nan == int(torch.isnan(model[0].weight.grad).sum()) > 0
+
+
+def test_inf_gradient_is_caught(data: torch.Tensor) -> None:
+    model = nn.Sequential(nn.Linear(4, 1))
+    with watch_non_finite(model) as watch:
+        out = model(data)
+        (out * torch.tensor(float("inf"))).sum().backward()
+    assert watch.first.phase == "backward" and watch.first.module == "0"
+    assert watch.first.inf > 0 or watch.first.nan > 0
+
+
+def test_in_place_modules_and_nested_containers_work_and_inner_module_wins(data: torch.Tensor) -> None:
+    model = nn.Sequential(nn.Linear(4, 4), nn.Sequential(nn.ReLU(inplace=True), SafeSqrt()), nn.Linear(4, 1))
+    with torch.no_grad():
+        model[0].bias.fill_(-10.0)  # negative pre-activations: sqrt's gradient is NaN
+        model[0].bias[0] = 10.0
+    with watch_non_finite(model) as watch:
+        model(data).sum().backward()  # full backward hooks would raise on the in-place ReLU here
+    first = watch.first
+    assert first.phase == "backward" and first.module == "1.1"
+
+
+def test_one_host_read_per_pass_whatever_the_number_of_modules(data: torch.Tensor) -> None:
+    def reads(depth: int) -> int:
+        model = nn.Sequential(*[nn.Linear(4, 4) for _ in range(depth)])
+        with count_host_syncs() as counter, watch_non_finite(model) as watch:
+            model(data).sum().backward()
+        assert watch.reads == counter.count
+        return counter.count
+
+    assert reads(2) == reads(30) == 2  # the forward's read and the exit's (the backward)
+
+
+def test_a_loop_under_the_watch_reads_once_per_forward(data: torch.Tensor) -> None:
+    model = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 1))
+    with watch_non_finite(model) as watch, count_host_syncs() as counter:
+        for _ in range(3):
+            model(data).sum().backward()
+    assert counter.count == 3  # each forward's read also collects the backward before it
+    assert watch._passes == {"forward": 3, "backward": 3}
+
+
+def test_events_are_numbered_by_pass(data: torch.Tensor) -> None:
+    model = nn.Sequential(nn.Linear(4, 2))
+    bad = data.clone()
+    bad[0, 0] = float("nan")
+    with watch_non_finite(model) as watch:
+        model(data)
+        model(bad)
+    assert [(e.pass_index, e.tensor) for e in watch.events] == [(2, "input[0]"), (2, "output")]
+
+
+def test_raise_on_first_raises_at_the_first_tensor_and_removes_hooks(data: torch.Tensor) -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 4), Poison(), nn.Linear(4, 2))
+    watch = watch_non_finite(model, raise_on_first=True)
+    with pytest.raises(NonFiniteError, match=r"forward #1: output of '1'.*nan=1 inf=1") as info, watch:
+        model(data)
+    assert info.value.nan == 1 and info.value.inf == 1
+    assert _hooks(model) == 0
+
+
+def test_hooks_are_removed_on_exit_and_on_error(data: torch.Tensor) -> None:
+    model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 1))
+    assert _hooks(model) == 0
+    with watch_non_finite(model) as watch:
+        assert watch.active and _hooks(model) > 0
+        model(data).sum().backward()
+    assert not watch.active and _hooks(model) == 0
+    with pytest.raises(ValueError, match="boom"), watch_non_finite(model):
+        model(data)
+        raise ValueError("boom")
+    assert _hooks(model) == 0
+    # a graph built under the watch and run backward afterwards records nothing
+    with watch_non_finite(model) as watch:
+        out = model(data.requires_grad_())
+    out.sum().backward()
+    assert watch.events == [] and watch._pending == []
+
+
+def test_no_hook_keeps_the_incoming_gradient(data: torch.Tensor) -> None:
+    """AccumulateGrad steals the incoming buffer unless someone else holds a reference to it."""
+    model = nn.Sequential(nn.Linear(4, 64), nn.Linear(64, 1))
+    weight = model[1].weight
+
+    def run(extra_ref: bool) -> bool:
+        model.zero_grad(set_to_none=True)
+        seen, kept = [], []
+        with watch_non_finite(model):
+            handle = weight.register_hook(lambda g: seen.append(g.data_ptr()))
+            if extra_ref:
+                keeper = weight.register_hook(lambda g: kept.append(g))
+            model(data).sum().backward()
+        handle.remove()
+        if extra_ref:
+            keeper.remove()
+        return seen[0] == weight.grad.data_ptr()
+
+    assert run(extra_ref=False)  # the watch kept nothing: the buffer became .grad
+    assert not run(extra_ref=True)  # the check can fail: a kept reference forces a copy
+
+
+def test_repr_html_and_bad_input(data: torch.Tensor) -> None:
+    model = nn.Sequential(nn.Linear(4, 4), Poison())
+    with watch_non_finite(model) as watch:
+        model(data)
+    text = repr(watch)
+    assert "NonFiniteWatch(inactive, 1 forward and 0 backward passes, 1 non-finite tensors)" in text
+    assert "output" in text and "forward" in text
+    assert "<table" in watch._repr_html_()
+    assert watch.first.where == "forward #1: output of '1'"
+    with pytest.raises(TypeError, match=r"torch\.nn\.Module"):
+        watch_non_finite("model")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="raise_on_first"):
+        watch_non_finite(model, raise_on_first="yes")  # type: ignore[arg-type]
+    active = NonFiniteWatch(model)
+    with active, pytest.raises(RuntimeError, match="already active"):
+        active.__enter__()
+
+
+def test_forward_counts_are_exact_even_for_outputs_autograd_does_not_keep(data: torch.Tensor) -> None:
+    model = nn.Sequential(nn.Linear(4, 3), nn.Sigmoid(), nn.Linear(3, 1))  # Linear 0's output is not saved
+    bad = data.clone()
+    bad[1, 0] = float("nan")
+    with watch_non_finite(model) as watch:
+        model(bad).sum().backward()
+    forward = [(e.module, e.nan, e.inf) for e in watch.events if e.phase == "forward"]
+    assert forward == [("", 1, 0), ("0", 3, 0), ("1", 3, 0), ("2", 1, 0)]

@@ -1,0 +1,70 @@
+"""End to end: `autograd-course run` executes the real course (notebooks/ then solutions/) and all pass."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def course() -> list[Path]:
+    """The course as the README describes it: numbered lessons, then the solutions."""
+    return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + sorted(
+        (ROOT / "solutions").glob("*.ipynb")
+    )
+
+
+def digest(paths: list[Path]) -> dict[str, str]:
+    return {p.relative_to(ROOT).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+
+
+@pytest.fixture(scope="module")
+def course_run(tmp_path_factory):
+    """One default run of the whole course with two jobs, shared by every assertion below."""
+    notebooks = course()
+    if not notebooks:
+        pytest.skip("no course notebooks in notebooks/ or solutions/ yet")
+    before = digest(notebooks)
+    out = tmp_path_factory.mktemp("course-run") / "run"
+    done = subprocess.run(
+        [sys.executable, "-m", "autograd_course", "run", "--jobs", "2", "--output", str(out)],
+        cwd=ROOT,
+        env={**os.environ, "CI": "true", "AUTOGRAD_COURSE_ROOT": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    report = json.loads((out / "report.json").read_text()) if (out / "report.json").is_file() else None
+    return {"done": done, "out": out, "report": report, "notebooks": notebooks, "before": before}
+
+
+def test_every_course_notebook_passed(course_run):
+    report, done = course_run["report"], course_run["done"]
+    assert report is not None, done.stderr
+    failures = [
+        f"{r['path']}: {r['status']} at cell {r['cell_index']}: {r['error_name']}: {r['error_message']}"
+        for r in report["results"]
+        if r["status"] != "passed"
+    ]
+    assert failures == []
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_run_covers_the_course_in_order(course_run):
+    expected = [p.relative_to(ROOT).as_posix() for p in course_run["notebooks"]]
+    assert [r["path"] for r in course_run["report"]["results"]] == expected
+    for r in course_run["report"]["results"]:
+        assert (course_run["out"] / r["output"]).is_file()
+
+
+def test_the_course_sources_are_untouched(course_run):
+    assert digest(course_run["notebooks"]) == course_run["before"]
