@@ -103,3 +103,23 @@ def test_grade_never_overwrites_existing_results(tmp_path, capsys):
 def test_check_without_notebooks_is_a_clear_error(tmp_path, capsys):
     assert main(["check", str(tmp_path / "nothing")]) == 2
     assert "autograd-course start" in capsys.readouterr().out
+
+
+def test_check_hands_the_grader_absolute_paths(tmp_path, monkeypatch, capsys):
+    # The grader's kernel runs in a scratch folder, so a relative PATH must be resolved first.
+    import autograd_course.challenge.grading as grading
+    from autograd_course.challenge.results import Record
+
+    seen = {}
+
+    def fake_grade_folder(items, **kwargs):
+        seen["paths"] = [path for _, path in items]
+        return [Record(name, "A", 1, "passed", "ok") for name, _ in items]
+
+    monkeypatch.setattr(grading, "grade_folder", fake_grade_folder)
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "A_detached_output.ipynb").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "work/A_detached_output.ipynb"]) == 0
+    assert seen["paths"] == [tmp_path / "work" / "A_detached_output.ipynb"]
+    assert all(p.is_absolute() for p in seen["paths"])

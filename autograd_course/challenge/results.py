@@ -94,7 +94,7 @@ def write_progress(workspace: Path, records: list[Record], files: dict[str, Path
             "mtime": nb.stat().st_mtime,
             "exercises": sorted({r.exercise for r in mine}),
             "passed": bool(mine) and all(r.status == "passed" for r in mine),
-            "statuses": [f"part {r.part}: {r.status}" for r in mine],
+            "statuses": [f"part {r.part}: {r.status}" if r.part else r.status for r in mine],
         }
     path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(state, indent=1) + "\n")

@@ -22,7 +22,7 @@ def main(args: argparse.Namespace) -> int:
     from autograd_course.challenge.grading import grade_folder
     from autograd_course.challenge.results import table_text, write_progress
 
-    path = Path(args.path)
+    path = Path(args.path).resolve()  # the grader's kernel runs elsewhere: keep no relative path
     if path.is_file():
         workspace, notebooks = path.parent, [path]
     elif path.is_dir():
