@@ -42,7 +42,7 @@ def cell_text_outputs(cell: Any) -> str:
     return "\n".join((f"[{kind}] " if kind else "") + text.rstrip("\n") for kind, text in parts)
 
 
-def _code_cells(path: Path) -> list[tuple[int, str, str]]:
+def _code_cells(path: Path) -> list[tuple[int, str, Any]]:
     """(index in the source notebook, key, cell) for every code cell of an executed notebook."""
     nb = nbformat.read(path, as_version=4)
     # Index as in the source notebook: without papermill's error banners and injected-parameters cell.
@@ -164,13 +164,13 @@ def _change(a: float | None, b: float | None) -> str:
 def _cell_changes(path_a: Path, path_b: Path, sanitize: Sanitizer) -> list[CellChange]:
     if not path_a.is_file() or not path_b.is_file():
         return []
-    cells_b = {key: (i, cell) for i, key, cell in _code_cells(path_b)}
+    cells_b = {key: cell for _, key, cell in _code_cells(path_b)}
     changes = []
     for index, key, cell_a in _code_cells(path_a):
         if key not in cells_b or cell_a.source.lstrip().startswith(_SKIP_MARKERS):
             continue
         before = sanitize(cell_text_outputs(cell_a))
-        after = sanitize(cell_text_outputs(cells_b[key][1]))
+        after = sanitize(cell_text_outputs(cells_b[key]))
         if before != after:
             changes.append(CellChange(index, before, after))
     return changes
@@ -180,14 +180,12 @@ def compare_runs(run_a: Path, run_b: Path, sanitize: Sanitizer | None = None) ->
     """Compare two finished run folders (each holding report.json and the executed notebooks)."""
     sanitize = sanitize or Sanitizer.from_file()
     report_a, report_b = load_report(run_a), load_report(run_b)
+    by_path_a = {r.path: r for r in report_a.results}
     by_path_b = {r.path: r for r in report_b.results}
-    paths = [r.path for r in report_a.results] + [
-        p for p in by_path_b if p not in {r.path for r in report_a.results}
-    ]
+    paths = list(by_path_a) + [p for p in by_path_b if p not in by_path_a]
     drift = []
     for path in paths:
-        ra = next((r for r in report_a.results if r.path == path), None)
-        rb = by_path_b.get(path)
+        ra, rb = by_path_a.get(path), by_path_b.get(path)
         cells = []
         if ra is not None and rb is not None:
             cells = _cell_changes(Path(run_a) / ra.output, Path(run_b) / rb.output, sanitize)
