@@ -11,7 +11,7 @@ from typing import Any
 
 import nbformat
 import papermill
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.exceptions import CellTimeoutError
 from papermill.clientwrap import PapermillNotebookClient
 from papermill.engines import NBClientEngine, NotebookExecutionManager, papermill_engines
 from papermill.exceptions import PapermillExecutionError
@@ -272,9 +272,7 @@ def execute_notebook(
         result.error_message = str(exc.evalue)
     except CellTimeoutError as exc:
         _record_abort(result, "timeout", exc, job.output, source_had_injected)
-    except DeadKernelError as exc:
-        _record_abort(result, "error", exc, job.output, source_had_injected)
-    except Exception as exc:  # a kernel that will not start, an unreadable notebook: recorded, not raised
+    except Exception as exc:  # a dead kernel, one that will not start, an unreadable notebook: recorded
         _record_abort(result, "error", exc, job.output, source_had_injected)
     result.duration_s = round(time.perf_counter() - start, 3)
     return result
