@@ -48,35 +48,34 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _start_time(pid: int) -> int | None:
-    """The start time of `pid` in clock ticks (None when it is gone): with the pid, an identity."""
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (None when `pid` is gone)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    return int(stat.rsplit(")", 1)[1].split()[19])
+    return stat.rsplit(")", 1)[1].split()
+
+
+def _start_time(pid: int) -> int | None:
+    """The start time of `pid` in clock ticks (None when it is gone): with the pid, an identity."""
+    fields = _stat(pid)
+    return None if fields is None else int(fields[19])
 
 
 def _descendants(pid: int) -> list[tuple[int, int]]:
     """(pid, start time) of every process below `pid`; kernels run in their own session."""
-    children: dict[int, list[int]] = {}
+    children: dict[int, list[tuple[int, int]]] = {}
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(ppid, []).append(int(entry.name))
+        fields = _stat(int(entry.name)) if entry.name.isdigit() else None
+        if fields is not None:
+            children.setdefault(int(fields[1]), []).append((int(entry.name), int(fields[19])))
     found: list[tuple[int, int]] = []
     stack = [pid]
     while stack:
-        for child in children.get(stack.pop(), []):
-            started = _start_time(child)
-            if started is not None:
-                found.append((child, started))
-                stack.append(child)
+        for child, started in children.get(stack.pop(), []):
+            found.append((child, started))
+            stack.append(child)
     return found
 
 
