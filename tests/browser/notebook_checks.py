@@ -69,7 +69,7 @@ class Problem:
 
 @dataclass(frozen=True)
 class CellView:
-    """What one cell holds and shows after the run (a snapshot of `_READ_CELLS`)."""
+    """What one cell holds and shows after the run (a snapshot of `READ_CELLS`)."""
 
     index: int
     kind: str

@@ -203,9 +203,7 @@ class NotebookPage:
         control.scroll_into_view_if_needed()
         if found["kind"] == "slider":
             box = control.bounding_box()
-            track = self.page.locator("[data-browser-test='control']").locator(
-                "xpath=ancestor::*[contains(@class,'noUi-target')]"
-            )
+            track = control.locator("xpath=ancestor::*[contains(@class,'noUi-target')]")
             track_box = track.bounding_box()
             assert box is not None and track_box is not None, "the slider has no size on screen"
             x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
