@@ -25,7 +25,7 @@ def dense_values(tensor: torch.Tensor) -> torch.Tensor:
 
 
 def _accumulation_dtype(dtype: torch.dtype) -> torch.dtype:
-    """float64 for double precision, else float32 (never half: it overflows); used off the CPU."""
+    """float64 for double precision, else float32 (never half: it overflows)."""
     if dtype in (torch.float64, torch.complex128):
         return torch.float64
     return torch.float32
@@ -42,7 +42,7 @@ def _cpu_l1_linf(group: list[torch.Tensor]) -> tuple[list[torch.Tensor], list[to
     linf: list[torch.Tensor] = []
     for t in group:
         absolute = t.abs()
-        wide = torch.float64 if absolute.dtype == torch.float64 else torch.float32
+        wide = _accumulation_dtype(absolute.dtype)
         l1.append(absolute.sum(dtype=wide))
         linf.append(absolute.amax().to(wide))
     return l1, linf
