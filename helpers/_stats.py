@@ -8,7 +8,15 @@ from collections.abc import Sequence
 
 import torch
 
-__all__ = ["GradStats", "abs_stats", "dense_values", "nonfinite_counts", "on_device", "total_norm"]
+__all__ = [
+    "GradStats",
+    "abs_stats",
+    "dense_values",
+    "host_floats",
+    "nonfinite_counts",
+    "on_device",
+    "total_norm",
+]
 
 GradStats = tuple[float, float]  # (mean |g|, max |g|)
 
@@ -16,6 +24,14 @@ GradStats = tuple[float, float]  # (mean |g|, max |g|)
 def on_device(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
     """The tensor on `device`, without a `.to()` call when it is already there."""
     return tensor if tensor.device == device else tensor.to(device)
+
+
+def host_floats(scalars: Sequence[torch.Tensor]) -> list[float]:
+    """0-dim tensors as Python floats (float64), gathered on the first one's device: one host read."""
+    if not scalars:
+        return []
+    device = scalars[0].device
+    return torch.stack([on_device(s, device).double() for s in scalars]).tolist()
 
 
 def dense_values(tensor: torch.Tensor) -> torch.Tensor:
@@ -81,7 +97,7 @@ def abs_stats(tensors: Sequence[torch.Tensor]) -> list[GradStats]:
             linf = torch._foreach_norm(group, math.inf, dtype=wide)
         for j, i in enumerate(idx):
             sums[i], maxes[i] = l1[j], linf[j]
-    flat = torch.stack([on_device(s, first).double() for s in sums + maxes]).tolist()
+    flat = host_floats(sums + maxes)
     n = len(values)
     numels = [t.numel() for t in tensors]
     return [(flat[i] / numels[i] if numels[i] else 0.0, flat[n + i]) for i in range(n)]

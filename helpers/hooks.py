@@ -9,7 +9,7 @@ from types import TracebackType
 import torch
 from torch import nn
 
-from helpers._stats import dense_values, on_device
+from helpers._stats import dense_values, host_floats
 from helpers._table import html_table, text_table
 from helpers._validate import require_module
 
@@ -83,8 +83,7 @@ class GradientWatch:
         if not self._pending:
             return
         names = [n for n, _ in self._pending]
-        device = self._pending[0][1].device
-        maxes = torch.stack([on_device(m, device).double() for _, m in self._pending]).tolist()
+        maxes = host_floats([m for _, m in self._pending])
         self._pending.clear()
         self.seen += len(names)
         for name, m in zip(names, maxes):

@@ -12,7 +12,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from helpers._stats import on_device
+from helpers._stats import host_floats, on_device
 from helpers._table import html_table, text_table
 from helpers._validate import require_module
 from helpers.finite import NonFiniteError
@@ -252,7 +252,7 @@ class NonFiniteWatch:
         if not pending:
             return
         device = pending[0].value.device
-        flags = torch.stack([on_device(p.value.double(), device) for p in pending]).tolist()
+        flags = host_floats([p.value for p in pending])
         self.reads += 1
         bad = [(p, f) for p, f in zip(pending, flags) if not math.isfinite(f)]
         found = [p.recount() if p.recount is not None else None for p, _ in bad]
