@@ -84,7 +84,7 @@ class Diagnosis:
         items = "".join(f"<li>{html.escape(e)}</li>" for e in self.evidence)
         return (
             f"<div class='autograd-diagnosis'><p style='background:{colour};padding:4px'>"
-            f"<b>{html.escape(self.stage.name)}</b> {html.escape(self._headline().split(': ', 2)[-1])}"
+            f"<b>{html.escape(self.stage.name)}</b> {html.escape(self.stage.value)}"
             f"{html.escape(f' (step {self.step} of {self.steps})' if self.step else '')}</p>"
             f"<p><b>evidence</b></p><ul>{items}</ul>"
             f"<p><b>advice</b>: {html.escape(self.advice)}</p></div>"
