@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -46,7 +47,7 @@ class GradientWatch:
         self._alerts: list[GradientAlert] = []
         self.seen = 0
 
-    def _hook(self, name: str):
+    def _hook(self, name: str) -> Callable[[torch.Tensor], None]:
         def hook(grad: torch.Tensor) -> None:
             values = dense_values(grad)
             if values.numel():
