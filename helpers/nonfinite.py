@@ -69,19 +69,24 @@ def _tensors(value: Any, label: str) -> Iterator[tuple[str, torch.Tensor]]:
             yield from _tensors(v, f"{label}[{k!r}]")
 
 
+def _real(t: torch.Tensor) -> torch.Tensor:
+    """t detached; a complex tensor as its real and imaginary parts, so each is checked."""
+    return torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
+
+
 def _flag(t: torch.Tensor) -> torch.Tensor:
     """A 0-dim tensor on t's device, finite when t holds no NaN and no Inf: t's sum.
 
     One reduction, the cheapest there is. A sum is NaN or infinite whenever one term is; it
     can also overflow on huge finite values, a false alarm that a recount removes.
     """
-    v = torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
+    v = _real(t)
     return v.sum(dtype=torch.float32) if v.element_size() < 4 else v.sum()
 
 
 def _counts(t: torch.Tensor) -> torch.Tensor:
     """[NaN count, Inf count] of t, on t's device."""
-    v = torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
+    v = _real(t)
     return torch.stack([torch.isnan(v).sum(), torch.isinf(v).sum()])
 
 
