@@ -367,7 +367,8 @@ class NonFiniteWatch:
 def watch_non_finite(model: nn.Module, raise_on_first: bool = False) -> NonFiniteWatch:
     """`with watch_non_finite(model) as w: step()` then `w.first`: where NaN or Inf first appeared.
 
-    Reads the host once per forward and once per backward pass. `raise_on_first=True` raises
-    NonFiniteError at the first non-finite tensor instead, at the cost of a host read per module.
+    Reads the host once per forward pass, which also collects the backward pass before it, and
+    once at exit. `raise_on_first=True` raises NonFiniteError at the first non-finite tensor
+    instead, at the cost of a host read per module.
     """
     return NonFiniteWatch(model, raise_on_first)
