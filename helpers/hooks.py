@@ -34,7 +34,8 @@ class GradientWatch:
 
     Each hook stores only max |grad| (a new 0-dim tensor on the device), never the gradient
     itself, so torch can still hand the gradient to `.grad` without copying it. The maxima
-    are read back to the host once, when `.alerts` is first asked for after a backward pass.
+    are read back to the host once, when `.alerts` is first asked for after a backward pass
+    or when the `with` block ends without an error, whichever comes first.
     """
 
     def __init__(self, model: nn.Module, max_abs: float = 1e3) -> None:
