@@ -29,7 +29,7 @@ TARGET = 1.5
 
 
 def floor_once(folder: Path, **options: str) -> float:
-    """Seconds for papermill to run a one-cell `import torch` notebook in a fresh kernel."""
+    """Seconds for papermill to run a one-cell `import torch` notebook in a fresh kernel (options: engine)."""
     source = folder / "floor.ipynb"
     if not source.exists():
         nb = nbformat.v4.new_notebook()
@@ -38,7 +38,7 @@ def floor_once(folder: Path, **options: str) -> float:
         nbformat.write(nb, source)
     start = time.perf_counter()
     papermill.execute_notebook(
-        str(source), str(folder / "floor-out.ipynb"), kernel_name="python3", progress_bar=False
+        str(source), str(folder / "floor-out.ipynb"), kernel_name="python3", progress_bar=False, **options
     )
     return time.perf_counter() - start
 

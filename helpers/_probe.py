@@ -11,7 +11,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from helpers._stats import dense_values, on_device
+from helpers._stats import dense_values, host_floats
 from helpers.nonfinite import NonFiniteWatch
 
 __all__ = ["StepEvidence", "autograd_error_kind", "loss_reaches", "run_probed_step"]
@@ -129,11 +129,7 @@ class _Probe:
         has_loss = isinstance(loss, torch.Tensor) and loss.numel() == 1 and loss.is_floating_point()
         if has_loss:
             tensors.append(loss.detach().reshape(()))
-        if tensors:
-            device = tensors[0].device
-            numbers = torch.stack([on_device(t.double(), device) for t in tensors]).tolist()
-        else:
-            numbers = []
+        numbers = host_floats(tensors)
         if has_loss:
             ev.loss_value = numbers.pop()
         elif isinstance(loss, (int, float)) and not isinstance(loss, bool):

@@ -17,6 +17,11 @@ def _clone(value: Any) -> Any:
     return value.detach().clone() if isinstance(value, torch.Tensor) else copy.deepcopy(value)
 
 
+def _copy_group(group: dict[str, Any]) -> dict[str, Any]:
+    """A param group's entries, copied: the params list shallowly (same tensors), the rest cloned."""
+    return {k: (list(v) if k == "params" else _clone(v)) for k, v in group.items()}
+
+
 class TrainingState:
     """Parameters, their .grad, buffers, train/eval flags, optimizer state and RNG states.
 
@@ -32,8 +37,7 @@ class TrainingState:
         self.grads = [(p, p.grad, None if p.grad is None else p.grad.detach().clone()) for p in params]
         self.buffers = [(b, b.detach().clone()) for b in model.buffers()]
         self.training = [(m, m.training) for m in model.modules()]
-        self.groups = [(g, {k: (list(v) if k == "params" else _clone(v)) for k, v in g.items()})
-                       for g in optimizer.param_groups]  # fmt: skip
+        self.groups = [(g, _copy_group(g)) for g in optimizer.param_groups]
         self.state = {
             p: (entry, {k: (v, _clone(v)) for k, v in entry.items()}) for p, entry in optimizer.state.items()
         }
@@ -60,7 +64,7 @@ class TrainingState:
         self.optimizer.param_groups[:] = [g for g, _ in self.groups]
         for g, saved in self.groups:
             g.clear()
-            g.update({k: (list(v) if k == "params" else _clone(v)) for k, v in saved.items()})
+            g.update(_copy_group(saved))
         self.optimizer.state.clear()
         for p, (entry, saved) in self.state.items():
             entry.clear()

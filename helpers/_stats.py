@@ -8,7 +8,15 @@ from collections.abc import Sequence
 
 import torch
 
-__all__ = ["GradStats", "abs_stats", "dense_values", "nonfinite_counts", "on_device", "total_norm"]
+__all__ = [
+    "GradStats",
+    "abs_stats",
+    "dense_values",
+    "host_floats",
+    "nonfinite_counts",
+    "on_device",
+    "total_norm",
+]
 
 GradStats = tuple[float, float]  # (mean |g|, max |g|)
 
@@ -18,6 +26,14 @@ def on_device(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
     return tensor if tensor.device == device else tensor.to(device)
 
 
+def host_floats(scalars: Sequence[torch.Tensor]) -> list[float]:
+    """0-dim tensors as Python floats (float64), gathered on the first one's device: one host read."""
+    if not scalars:
+        return []
+    device = scalars[0].device
+    return torch.stack([on_device(s, device).double() for s in scalars]).tolist()
+
+
 def dense_values(tensor: torch.Tensor) -> torch.Tensor:
     """The stored values of a tensor: a sparse tensor's non-zeros, else the tensor."""
     t = tensor.detach()
@@ -25,7 +41,7 @@ def dense_values(tensor: torch.Tensor) -> torch.Tensor:
 
 
 def _accumulation_dtype(dtype: torch.dtype) -> torch.dtype:
-    """float64 for double precision, else float32 (never half: it overflows); used off the CPU."""
+    """float64 for double precision, else float32 (never half: it overflows)."""
     if dtype in (torch.float64, torch.complex128):
         return torch.float64
     return torch.float32
@@ -42,7 +58,7 @@ def _cpu_l1_linf(group: list[torch.Tensor]) -> tuple[list[torch.Tensor], list[to
     linf: list[torch.Tensor] = []
     for t in group:
         absolute = t.abs()
-        wide = torch.float64 if absolute.dtype == torch.float64 else torch.float32
+        wide = _accumulation_dtype(absolute.dtype)
         l1.append(absolute.sum(dtype=wide))
         linf.append(absolute.amax().to(wide))
     return l1, linf
@@ -81,7 +97,7 @@ def abs_stats(tensors: Sequence[torch.Tensor]) -> list[GradStats]:
             linf = torch._foreach_norm(group, math.inf, dtype=wide)
         for j, i in enumerate(idx):
             sums[i], maxes[i] = l1[j], linf[j]
-    flat = torch.stack([on_device(s, first).double() for s in sums + maxes]).tolist()
+    flat = host_floats(sums + maxes)
     n = len(values)
     numels = [t.numel() for t in tensors]
     return [(flat[i] / numels[i] if numels[i] else 0.0, flat[n + i]) for i in range(n)]

@@ -84,7 +84,7 @@ class Diagnosis:
         items = "".join(f"<li>{html.escape(e)}</li>" for e in self.evidence)
         return (
             f"<div class='autograd-diagnosis'><p style='background:{colour};padding:4px'>"
-            f"<b>{html.escape(self.stage.name)}</b> {html.escape(self._headline().split(': ', 2)[-1])}"
+            f"<b>{html.escape(self.stage.name)}</b> {html.escape(self.stage.value)}"
             f"{html.escape(f' (step {self.step} of {self.steps})' if self.step else '')}</p>"
             f"<p><b>evidence</b></p><ul>{items}</ul>"
             f"<p><b>advice</b>: {html.escape(self.advice)}</p></div>"
@@ -103,7 +103,7 @@ def _check_frozen(model: nn.Module, frozen: Iterable[str]) -> tuple[str, ...]:
         if not isinstance(f, str) or not f:
             raise TypeError(f"expected frozen to hold parameter names or module paths, got {f!r}")
     params = [n for n, _ in model.named_parameters()]
-    unknown = [f for f in items if not any(n == f or n.startswith(f + ".") for n in params)]
+    unknown = [f for f in items if not any(_frozen_match(n, (f,)) for n in params)]
     if unknown:
         raise ValueError(f"frozen names no parameter or module: {unknown}; the parameters are {params}")
     return items
@@ -184,7 +184,7 @@ def _judge(
                 [],
             )
     # 5. parameters that should train
-    stray = [n for n in (n for n, p in named if not p.requires_grad) if not _frozen_match(n, frozen)]
+    stray = [n for n, p in named if not p.requires_grad and not _frozen_match(n, frozen)]
     if stray:
         return (
             Stage.PARAMS_FROZEN,

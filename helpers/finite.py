@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from helpers._stats import dense_values
 from helpers._validate import require_tensor
 
 __all__ = ["NonFiniteError", "assert_finite"]
@@ -25,9 +26,7 @@ def assert_finite(name: str, tensor: torch.Tensor, *, sample_size: int = 5) -> t
     require_tensor(name, tensor)
     if not (tensor.is_floating_point() or tensor.is_complex()):
         return tensor
-    t = tensor.detach()
-    if t.is_sparse:
-        t = t.coalesce().values()
+    t = dense_values(tensor)
     if bool(torch.isfinite(t).all()):
         return tensor
     nan = int(torch.isnan(t).sum())

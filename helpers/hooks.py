@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 
 import torch
 from torch import nn
 
-from helpers._stats import dense_values, on_device
+from helpers._stats import dense_values, host_floats
 from helpers._table import html_table, text_table
 from helpers._validate import require_module
 
@@ -33,7 +34,8 @@ class GradientWatch:
 
     Each hook stores only max |grad| (a new 0-dim tensor on the device), never the gradient
     itself, so torch can still hand the gradient to `.grad` without copying it. The maxima
-    are read back to the host once, when `.alerts` is first asked for after a backward pass.
+    are read back to the host once, when `.alerts` is first asked for after a backward pass
+    or when the `with` block ends without an error, whichever comes first.
     """
 
     def __init__(self, model: nn.Module, max_abs: float = 1e3) -> None:
@@ -46,7 +48,7 @@ class GradientWatch:
         self._alerts: list[GradientAlert] = []
         self.seen = 0
 
-    def _hook(self, name: str):
+    def _hook(self, name: str) -> Callable[[torch.Tensor], None]:
         def hook(grad: torch.Tensor) -> None:
             values = dense_values(grad)
             if values.numel():
@@ -83,8 +85,7 @@ class GradientWatch:
         if not self._pending:
             return
         names = [n for n, _ in self._pending]
-        device = self._pending[0][1].device
-        maxes = torch.stack([on_device(m, device).double() for _, m in self._pending]).tolist()
+        maxes = host_floats([m for _, m in self._pending])
         self._pending.clear()
         self.seen += len(names)
         for name, m in zip(names, maxes):

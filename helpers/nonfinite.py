@@ -12,7 +12,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from helpers._stats import on_device
+from helpers._stats import host_floats, on_device
 from helpers._table import html_table, text_table
 from helpers._validate import require_module
 from helpers.finite import NonFiniteError
@@ -69,19 +69,24 @@ def _tensors(value: Any, label: str) -> Iterator[tuple[str, torch.Tensor]]:
             yield from _tensors(v, f"{label}[{k!r}]")
 
 
+def _real(t: torch.Tensor) -> torch.Tensor:
+    """t detached; a complex tensor as its real and imaginary parts, so each is checked."""
+    return torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
+
+
 def _flag(t: torch.Tensor) -> torch.Tensor:
     """A 0-dim tensor on t's device, finite when t holds no NaN and no Inf: t's sum.
 
     One reduction, the cheapest there is. A sum is NaN or infinite whenever one term is; it
     can also overflow on huge finite values, a false alarm that a recount removes.
     """
-    v = torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
+    v = _real(t)
     return v.sum(dtype=torch.float32) if v.element_size() < 4 else v.sum()
 
 
 def _counts(t: torch.Tensor) -> torch.Tensor:
     """[NaN count, Inf count] of t, on t's device."""
-    v = torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
+    v = _real(t)
     return torch.stack([torch.isnan(v).sum(), torch.isinf(v).sum()])
 
 
@@ -252,7 +257,7 @@ class NonFiniteWatch:
         if not pending:
             return
         device = pending[0].value.device
-        flags = torch.stack([on_device(p.value.double(), device) for p in pending]).tolist()
+        flags = host_floats([p.value for p in pending])
         self.reads += 1
         bad = [(p, f) for p, f in zip(pending, flags) if not math.isfinite(f)]
         found = [p.recount() if p.recount is not None else None for p, _ in bad]
@@ -362,7 +367,8 @@ class NonFiniteWatch:
 def watch_non_finite(model: nn.Module, raise_on_first: bool = False) -> NonFiniteWatch:
     """`with watch_non_finite(model) as w: step()` then `w.first`: where NaN or Inf first appeared.
 
-    Reads the host once per forward and once per backward pass. `raise_on_first=True` raises
-    NonFiniteError at the first non-finite tensor instead, at the cost of a host read per module.
+    Reads the host once per forward pass, which also collects the backward pass before it, and
+    once at exit. `raise_on_first=True` raises NonFiniteError at the first non-finite tensor
+    instead, at the cost of a host read per module.
     """
     return NonFiniteWatch(model, raise_on_first)

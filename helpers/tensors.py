@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import torch
 
+from helpers._stats import dense_values
 from helpers._table import fmt, html_table
 from helpers._validate import require_tensor
 
@@ -91,7 +92,7 @@ def _statistics(tensor: torch.Tensor) -> dict[str, float | int | None]:
     t = tensor.detach()
     if t.numel() == 0:
         return {"min": None, "max": None, "mean": None, "nan": 0, "inf": 0}
-    stored = t.coalesce().values() if t.is_sparse else t
+    stored = dense_values(t)
     values = (stored.abs() if stored.is_complex() else stored).flatten()
     if stored.numel() < t.numel():  # a sparse tensor's unstored elements are zeros
         values = torch.cat([values, values.new_zeros(1)])
