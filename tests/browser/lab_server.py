@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import secrets
@@ -39,6 +40,10 @@ def copy_course(repo: Path, dest: Path, extra: dict[str, Path] | None = None) ->
     for name, source in (extra or {}).items():
         shutil.copytree(source, dest / name, ignore=_SKIPPED)
     return dest
+
+
+class _PortTaken(Exception):
+    """The server could not bind the port it was given: another process took it first."""
 
 
 def _free_port() -> int:
@@ -128,8 +133,23 @@ class LabServer:
             path.write_text(json.dumps(values))
         return settings
 
-    def start(self, timeout: float = 90.0) -> LabServer:
-        """Start the server in its own process group and wait until its API answers."""
+    def start(self, timeout: float = 90.0, attempts: int = 3) -> LabServer:
+        """Start the server and wait until its API answers; a new free port if the last was taken.
+
+        Between `_free_port()` closing its probe socket and the server binding, another process
+        (a kernel of a parallel test) can take the port: the server then exits, and something
+        that is not HTTP may answer on that port meanwhile.
+        """
+        for attempt in range(attempts):
+            try:
+                return self._start_once(timeout)
+            except _PortTaken:
+                if attempt == attempts - 1:
+                    raise RuntimeError(f"JupyterLab found no free port in {attempts} tries") from None
+        raise AssertionError("unreachable")
+
+    def _start_once(self, timeout: float) -> LabServer:
+        """One start on a fresh port; raises _PortTaken when the port was lost to another process."""
         settings = self._write_settings()
         (self.home / "workspaces").mkdir(parents=True, exist_ok=True)
         self.port = _free_port()
@@ -164,11 +184,13 @@ class LabServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
+                if "already in use" in self.log_tail():
+                    raise _PortTaken(self.port)
                 raise RuntimeError(f"JupyterLab exited with {self.process.returncode}:\n{self.log_tail()}")
             try:
                 self.api("GET", "/api/status")
                 return self
-            except (OSError, urllib.error.URLError):
+            except (OSError, urllib.error.URLError, http.client.HTTPException):
                 time.sleep(0.3)
         self.stop()
         raise RuntimeError(

@@ -42,3 +42,26 @@ def _kernel(pid: int) -> bool:
         return b"ipykernel" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
+
+
+def test_server_moves_to_a_new_port_when_its_port_is_taken(tmp_path: Path, monkeypatch) -> None:
+    """A port taken between the probe and the bind (by a parallel test's kernel) costs a retry, not a failure."""
+    import socket
+
+    from browser import lab_server
+
+    squatter = socket.socket()
+    squatter.bind(("127.0.0.1", 0))
+    squatter.listen()
+    taken = squatter.getsockname()[1]
+    ports = iter([taken])
+    real_free_port = lab_server._free_port
+    monkeypatch.setattr(lab_server, "_free_port", lambda: next(ports, None) or real_free_port())
+    server = LabServer(copy_course(REPO, tmp_path / "course"), tmp_path / "home", REPO)
+    try:
+        server.start()
+        assert server.port != taken
+        assert server.api("GET", "/api/status") is not None
+    finally:
+        server.stop()
+        squatter.close()
