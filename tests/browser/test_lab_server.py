@@ -45,7 +45,7 @@ def _kernel(pid: int) -> bool:
 
 
 def test_server_moves_to_a_new_port_when_its_port_is_taken(tmp_path: Path, monkeypatch) -> None:
-    """A port taken between the probe and the bind (by a parallel test's kernel) costs a retry, not a failure."""
+    """A port taken between the probe and the bind (by a parallel kernel) costs a retry, not a failure."""
     import socket
 
     from browser import lab_server
