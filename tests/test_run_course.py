@@ -36,7 +36,19 @@ def course_run(tmp_path_factory):
     before = digest(notebooks)
     out = tmp_path_factory.mktemp("course-run") / "run"
     done = subprocess.run(
-        [sys.executable, "-m", "autograd_course", "run", "--jobs", "2", "--output", str(out)],
+        # Every course cell takes seconds; a 120 s cell limit turns a hang into a `timeout` verdict.
+        [
+            sys.executable,
+            "-m",
+            "autograd_course",
+            "run",
+            "--jobs",
+            "2",
+            "--timeout",
+            "120",
+            "--output",
+            str(out),
+        ],
         cwd=ROOT,
         env={**os.environ, "CI": "true", "AUTOGRAD_COURSE_ROOT": str(ROOT)},
         capture_output=True,
