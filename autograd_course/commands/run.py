@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 NAME = "run"
 HELP = "run the course headless with papermill and report what broke (or --compare two runs)"
@@ -29,6 +30,25 @@ def _positive_seconds(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"expected seconds as a positive number; got {text}")
     return value
+
+
+def _change_kinds(text: str) -> tuple[str, ...]:
+    from autograd_course.regression.compare import parse_change_kinds
+
+    try:
+        return parse_change_kinds(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--fail-on ")) from None
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage such as 50; got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive percentage; got {text}")
+    return value / 100
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,7 +82,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs=2,
         type=Path,
         metavar=("RUN_A", "RUN_B"),
-        help="compare two finished run folders instead of running: Markdown to stdout",
+        help="compare two finished run folders instead of running: Markdown (or --json) to stdout",
+    )
+    parser.add_argument("--json", action="store_true", help="with --compare: print the comparison as JSON")
+    parser.add_argument(
+        "--fail-on",
+        type=_change_kinds,
+        default=(),
+        metavar="KINDS",
+        help="with --compare: exit 1 when a change of these kinds is found: status,output,duration "
+        "(default: exit 0 whatever changed)",
+    )
+    parser.add_argument(
+        "--duration-threshold",
+        type=_percent,
+        metavar="PERCENT",
+        help="with --compare: list a duration change beyond this many percent "
+        "(default: beyond the spread of the two runs themselves)",
     )
 
 
@@ -70,8 +106,24 @@ def _warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
+def _compare(args: argparse.Namespace, compare_runs: Any) -> int:
+    """Print the comparison; exit 1 only when a change of a --fail-on kind was found."""
+    from autograd_course.regression import RunError
+
+    if args.paths or args.parameter or args.output:
+        raise RunError("--compare takes two run folders and no notebooks, parameters or --output")
+    comparison = compare_runs(*args.compare, duration_threshold=args.duration_threshold)
+    print(comparison.to_json(args.fail_on) if args.json else comparison.to_markdown(), end="")
+    if comparison.fails(args.fail_on):
+        found = comparison.changes()
+        kinds = ", ".join(f"{kind} ({len(found[kind])} notebooks)" for kind in args.fail_on if found[kind])
+        print(f"autograd-course run --compare: changes found: {kinds}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(args: argparse.Namespace) -> int:
-    """Run the notebooks (exit 0 when all pass, 1 otherwise) or compare two runs (exit 0)."""
+    """Run the notebooks (exit 0 when all pass, 1 otherwise) or compare two runs (exit 1 on --fail-on)."""
     from autograd_course.regression import (
         ParameterError,
         RunError,
@@ -87,10 +139,9 @@ def main(args: argparse.Namespace) -> int:
     logging.getLogger("papermill").propagate = False
     try:
         if args.compare:
-            if args.paths or args.parameter:
-                raise RunError("--compare takes two run folders and no notebooks or parameters")
-            print(compare_runs(*args.compare).to_markdown(), end="")
-            return 0
+            return _compare(args, compare_runs)
+        if args.json or args.fail_on or args.duration_threshold is not None:
+            raise RunError("--json, --fail-on and --duration-threshold go with --compare RUN_A RUN_B")
         names = [name for name, _ in args.parameter]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
@@ -115,7 +166,7 @@ def main(args: argparse.Namespace) -> int:
         return 130
     for r in report.results:
         if not r.passed:
-            where = "" if r.cell_index is None else f" at cell {r.cell_index}"
+            where = "" if r.code_cell is None else f" at code cell {r.code_cell} (nbval ::Cell {r.code_cell})"
             message = f"{r.status.upper()}: {r.path}{where}: {r.error_name}: {r.error_message}"
             print(message if len(message) <= 300 else message[:299] + "…", file=sys.stderr)
     counts = ", ".join(f"{n} {s}" for s, n in report.counts().items() if n)

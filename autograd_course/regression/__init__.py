@@ -1,12 +1,17 @@
 """Regression runs of the course with papermill: run every notebook, report, compare two runs."""
 
 from autograd_course.regression.compare import (
+    CELL_NUMBERING,
+    CHANGE_KINDS,
     CellChange,
     NotebookDrift,
     RunComparison,
     cell_text_outputs,
     compare_runs,
+    parse_change_kinds,
 )
+from autograd_course.regression.durations import DurationCheck, check_durations
+from autograd_course.regression.environment import course_version, probe_interpreter
 from autograd_course.regression.execute import KernelRegistry, NotebookJob, execute_notebook
 from autograd_course.regression.params import (
     DeclaredParameter,
@@ -14,9 +19,17 @@ from autograd_course.regression.params import (
     declared_parameters,
     type_parameters,
 )
-from autograd_course.regression.report import STATUSES, NotebookResult, RunReport, load_report
+from autograd_course.regression.report import (
+    SHARED_MACHINE_NOTE,
+    STATUSES,
+    NotebookResult,
+    RunReport,
+    environment_line,
+    load_report,
+)
 from autograd_course.regression.runner import (
     RunError,
+    code_cell_number,
     collect_notebooks,
     default_output,
     kernel_environment,
@@ -27,9 +40,13 @@ from autograd_course.regression.runner import (
 from autograd_course.regression.sanitize import Sanitizer, default_sanitize_config
 
 __all__ = [
+    "CELL_NUMBERING",
+    "CHANGE_KINDS",
+    "SHARED_MACHINE_NOTE",
     "STATUSES",
     "CellChange",
     "DeclaredParameter",
+    "DurationCheck",
     "KernelRegistry",
     "NotebookDrift",
     "NotebookJob",
@@ -40,15 +57,21 @@ __all__ = [
     "RunReport",
     "Sanitizer",
     "cell_text_outputs",
+    "check_durations",
+    "code_cell_number",
     "collect_notebooks",
     "compare_runs",
+    "course_version",
     "declared_parameters",
     "default_output",
     "default_sanitize_config",
+    "environment_line",
     "execute_notebook",
     "kernel_environment",
     "load_report",
+    "parse_change_kinds",
     "plan_jobs",
+    "probe_interpreter",
     "progress_wanted",
     "run_notebooks",
     "type_parameters",

@@ -1,21 +1,60 @@
-"""Drift between two finished runs: changed cell outputs, changed statuses, changed durations."""
+"""Drift between two finished runs: changed statuses, changed cell outputs, durations beyond the noise."""
 
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
-from autograd_course.regression.report import RunReport, load_report
+from autograd_course.regression.durations import DurationCheck, check_durations
+from autograd_course.regression.report import SHARED_MACHINE_NOTE, RunReport, load_report
 from autograd_course.regression.sanitize import Sanitizer
 
-__all__ = ["CellChange", "NotebookDrift", "RunComparison", "cell_text_outputs", "compare_runs"]
+__all__ = [
+    "CELL_NUMBERING",
+    "CHANGE_KINDS",
+    "CellChange",
+    "NotebookDrift",
+    "RunComparison",
+    "cell_text_outputs",
+    "compare_runs",
+    "parse_change_kinds",
+]
 
+CHANGE_KINDS = ("status", "output", "duration")
+COMPARISON_VERSION = 1
+CELL_NUMBERING = (
+    "cell N is the Nth code cell from 0, as nbval names it (`notebook.ipynb::Cell N`); "
+    "markdown cells are not counted. `In [n]` is the execution count stored in run A."
+)
 _SKIP_MARKERS = ("# NBVAL_IGNORE_OUTPUT", "# NBVAL_SKIP")
+_SKIP_TAGS = {"nbval-ignore-output", "nbval-skip"}
 _PAPERMILL_TAGS = {"papermill-error-cell-tag", "injected-parameters"}
+_SOURCE_LINES, _LINE_CHARS = 6, 100
+_ENV_ROWS = (
+    ("torch", "torch"),
+    ("cuda", "CUDA"),
+    ("cudnn", "cuDNN"),
+    ("rocm", "ROCm"),
+    ("device_name", "device name"),
+    ("cpu_capability", "CPU capability"),
+    ("threads", "threads"),
+    ("python", "Python"),
+    ("course", "course commit"),
+)
+
+
+def parse_change_kinds(text: str) -> tuple[str, ...]:
+    """`status,output` -> ("status", "output"); an unknown kind is a clear error."""
+    kinds = tuple(k.strip() for k in text.split(",") if k.strip())
+    unknown = [k for k in kinds if k not in CHANGE_KINDS]
+    if unknown or not kinds:
+        raise ValueError(f"--fail-on takes a comma-separated list of {', '.join(CHANGE_KINDS)}; got {text!r}")
+    return tuple(dict.fromkeys(kinds))
 
 
 def cell_text_outputs(cell: Any) -> str:
@@ -42,43 +81,80 @@ def cell_text_outputs(cell: Any) -> str:
     return "\n".join((f"[{kind}] " if kind else "") + text.rstrip("\n") for kind, text in parts)
 
 
+def trim_source(source: str) -> str:
+    """The first lines of a cell's source, each cut to a readable width, with what was left out."""
+    lines = source.rstrip().splitlines()
+    shown = [line if len(line) <= _LINE_CHARS else line[: _LINE_CHARS - 1] + "…" for line in lines]
+    if len(shown) > _SOURCE_LINES:
+        shown = [*shown[:_SOURCE_LINES], f"# … {len(lines) - _SOURCE_LINES} more lines"]
+    return "\n".join(shown)
+
+
 def _code_cells(path: Path) -> list[tuple[int, str, Any]]:
-    """(index in the source notebook, key, cell) for every code cell of an executed notebook."""
+    """(nbval number, key, cell) for every code cell of an executed notebook, as in its source."""
     nb = nbformat.read(path, as_version=4)
-    # Index as in the source notebook: without papermill's error banners and injected-parameters cell.
+    # Number as in the source notebook: without papermill's error banners and injected-parameters cell.
     cells = [c for c in nb.cells if not _PAPERMILL_TAGS & set(c.get("metadata", {}).get("tags", []))]
-    return [(i, c.get("id") or f"#{i}", c) for i, c in enumerate(cells) if c.cell_type == "code"]
+    code = [c for c in cells if c.cell_type == "code"]
+    return [(n, c.get("id") or f"#{n}", c) for n, c in enumerate(code)]
+
+
+def _skipped(cell: Any) -> bool:
+    tags = set(cell.get("metadata", {}).get("tags", []))
+    return cell.source.lstrip().startswith(_SKIP_MARKERS) or bool(_SKIP_TAGS & tags)
+
+
+def _ran(cell: Any) -> bool:
+    return cell.get("execution_count") is not None or bool(cell.get("outputs"))
 
 
 @dataclass
 class CellChange:
     """One code cell whose sanitised text output differs between the runs."""
 
-    index: int
+    cell: int
+    execution_count: int | None
+    source: str
     before: str
     after: str
 
     def __repr__(self) -> str:
-        return f"CellChange(cell {self.index})"
+        return f"CellChange(cell {self.cell})"
 
     def diff(self) -> str:
-        """A unified diff of the sanitised outputs."""
+        """A unified diff of the sanitised outputs, run A then run B."""
         lines = difflib.unified_diff(
             self.before.splitlines(), self.after.splitlines(), "run A", "run B", lineterm="", n=1
         )
         return "\n".join(lines)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The change as JSON-ready data."""
+        return {
+            "cell": self.cell,
+            "execution_count": self.execution_count,
+            "source": self.source,
+            "before": self.before,
+            "after": self.after,
+            "diff": self.diff(),
+        }
+
 
 @dataclass
 class NotebookDrift:
-    """What changed for one notebook between run A and run B."""
+    """What changed for one notebook that both runs ran."""
 
     path: str
-    status_a: str | None
-    status_b: str | None
-    duration_a: float | None
-    duration_b: float | None
+    status_a: str
+    status_b: str
+    duration_a: float
+    duration_b: float
     cells: list[CellChange] = field(default_factory=list)
+    not_run_a: list[int] = field(default_factory=list)
+    not_run_b: list[int] = field(default_factory=list)
+    code_cell_a: int | None = None
+    code_cell_b: int | None = None
+    duration_changed: bool = False
 
     def __repr__(self) -> str:
         return (
@@ -87,116 +163,251 @@ class NotebookDrift:
 
     @property
     def status_changed(self) -> bool:
-        """True when the notebook ended differently (or ran in only one of the runs)."""
-        return self.status_a != self.status_b
+        """True when the notebook ended differently, or failed at another cell."""
+        return (self.status_a, self.code_cell_a) != (self.status_b, self.code_cell_b)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The notebook's drift as JSON-ready data."""
+        return {
+            "path": self.path,
+            "status": {"a": self.status_a, "b": self.status_b, "changed": self.status_changed},
+            "failed_cell": {"a": self.code_cell_a, "b": self.code_cell_b},
+            "duration_s": {"a": self.duration_a, "b": self.duration_b, "changed": self.duration_changed},
+            "cells_not_run": {"a": self.not_run_a, "b": self.not_run_b},
+            "changed_cells": [c.to_dict() for c in self.cells],
+        }
 
 
 @dataclass
 class RunComparison:
-    """Run A against run B, notebook by notebook in A's order, then notebooks only in B."""
+    """Run A against run B: notebooks both ran (in A's order), what only one ran, and duration drift."""
 
     run_a: str
     run_b: str
     report_a: RunReport
     report_b: RunReport
     notebooks: list[NotebookDrift]
+    only_in_a: list[str] = field(default_factory=list)
+    only_in_b: list[str] = field(default_factory=list)
+    durations: DurationCheck | None = None
 
     def __repr__(self) -> str:
         changed = sum(bool(d.cells) or d.status_changed for d in self.notebooks)
         return f"RunComparison({self.run_a} vs {self.run_b}: {changed} of {len(self.notebooks)} changed)"
 
+    def changes(self) -> dict[str, list[str]]:
+        """For each kind of change, the notebooks that show it."""
+        return {
+            "status": [d.path for d in self.notebooks if d.status_changed],
+            "output": [d.path for d in self.notebooks if d.cells],
+            "duration": [d.path for d in self.notebooks if d.duration_changed],
+        }
+
+    def fails(self, kinds: tuple[str, ...]) -> bool:
+        """True when a change of one of `kinds` was found (what --fail-on gates on)."""
+        found = self.changes()
+        return any(found[kind] for kind in kinds)
+
+    def to_dict(self, fail_on: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The comparison as JSON-ready data (what --json prints)."""
+        changes = self.changes()
+        return {
+            "comparison_version": COMPARISON_VERSION,
+            "run_a": self.run_a,
+            "run_b": self.run_b,
+            "cell_numbering": CELL_NUMBERING,
+            "environment": {"a": self.report_a.environment, "b": self.report_b.environment},
+            "parameters": {"a": self.report_a.parameters, "b": self.report_b.parameters},
+            "changes": changes,
+            "missing": {"only_in_a": self.only_in_a, "only_in_b": self.only_in_b},
+            "durations": self.durations.to_dict() if self.durations else None,
+            "fail_on": list(fail_on),
+            "failed": self.fails(fail_on),
+            "notebooks": [d.to_dict() for d in self.notebooks],
+        }
+
+    def to_json(self, fail_on: tuple[str, ...] = ()) -> str:
+        """The comparison as JSON text."""
+        return json.dumps(self.to_dict(fail_on), indent=2, ensure_ascii=False) + "\n"
+
     def to_markdown(self) -> str:
-        """The comparison as Markdown: environment, statuses and durations, then output diffs."""
+        """The comparison as Markdown: environment, status changes, output diffs, then durations."""
         a, b = self.report_a, self.report_b
         lines = [
             f"# Run comparison: A `{self.run_a}` vs B `{self.run_b}`",
             "",
             "| | A | B |",
             "|---|---|---|",
-            f"| torch | {a.torch_version} | {b.torch_version} |",
-            f"| Python | {a.python_version} | {b.python_version} |",
-            f"| device | {a.device} | {b.device} |",
-            f"| parameters | {_params(a)} | {_params(b)} |",
-            f"| total duration (s) | {a.duration_s:.1f} | {b.duration_s:.1f} |",
-            "",
-            "## Notebooks",
-            "",
-            "| notebook | status A | status B | duration A (s) | duration B (s) | change | cells changed |",
-            "|---|---|---|---:|---:|---:|---:|",
         ]
-        for d in self.notebooks:
-            status_b = f"**{d.status_b or 'absent'}**" if d.status_changed else d.status_b
+        lines += _environment_rows(a, b)
+        lines += [f"| parameters | {_params(a)} | {_params(b)} |", ""]
+        changes = self.changes()
+        lines += [
+            f"Compared {len(self.notebooks)} notebooks both runs ran: "
+            f"{len(changes['status'])} changed status, {len(changes['output'])} changed output, "
+            f"{len(changes['duration'])} changed duration.",
+            "",
+        ]
+        lines += self._missing_lines()
+        lines += ["## Status changes", ""]
+        changed = [d for d in self.notebooks if d.status_changed]
+        for d in changed:
             lines.append(
-                f"| {d.path} | {d.status_a or 'absent'} | {status_b} | {_num(d.duration_a)} | "
-                f"{_num(d.duration_b)} | {_change(d.duration_a, d.duration_b)} | {len(d.cells)} |"
+                f"- {d.path}: {_status(d.status_a, d.code_cell_a)} → {_status(d.status_b, d.code_cell_b)}"
             )
-        changed_status = [d for d in self.notebooks if d.status_changed]
-        lines += ["", "## Status changes", ""]
-        lines += [f"- {d.path}: {d.status_a or 'absent'} → {d.status_b or 'absent'}" for d in changed_status]
-        if not changed_status:
-            lines.append("None.")
-        lines += ["", "## Changed outputs", ""]
-        drifted = [d for d in self.notebooks if d.cells]
-        if not drifted:
-            lines.append("No cell's text output changed (after sanitising).")
+        lines += ["None." if not changed else "", ""]
+        lines += ["## Changed outputs", "", f"Numbering: {CELL_NUMBERING}", ""]
+        drifted = [d for d in self.notebooks if d.cells or d.not_run_a or d.not_run_b]
+        if not any(d.cells for d in self.notebooks):
+            lines += ["No cell's text output changed (after nbval's sanitizers).", ""]
         for d in drifted:
             lines += [f"### {d.path}", ""]
+            for side, cells in (("A", d.not_run_a), ("B", d.not_run_b)):
+                if cells:
+                    lines += [f"Not run in {side} (the notebook stopped before them): {_ranges(cells)}.", ""]
             for change in d.cells:
-                lines += [f"Cell {change.index}:", "", "```diff", change.diff(), "```", ""]
+                shown = "" if change.execution_count is None else f" (`In [{change.execution_count}]`)"
+                lines += [f"Cell {change.cell}{shown}:", "", "```python", change.source, "```", ""]
+                lines += ["```diff", change.diff(), "```", ""]
+        lines += self._duration_lines()
         return "\n".join(lines).rstrip("\n") + "\n"
+
+    def _missing_lines(self) -> list[str]:
+        lines = []
+        for side, paths in (("A", self.only_in_a), ("B", self.only_in_b)):
+            if paths:
+                other = "B" if side == "A" else "A"
+                lines += [
+                    f"Only in run {side} ({len(paths)} notebooks, not compared; run {other} "
+                    f"did not run them): {', '.join(paths)}",
+                    "",
+                ]
+        return lines
+
+    def _duration_lines(self) -> list[str]:
+        lines = ["## Durations", "", SHARED_MACHINE_NOTE, ""]
+        check = self.durations
+        if check is None:
+            return [*lines, "No notebook passed in both runs: nothing to compare."]
+        lines += [check.summary(), ""]
+        flagged = [d for d in self.notebooks if d.duration_changed]
+        if flagged:
+            lines += ["| notebook | A (s) | B (s) | change |", "|---|---:|---:|---:|"]
+            for d in flagged:
+                change = d.duration_b / d.duration_a - 1 if d.duration_a > 0 else float("inf")
+                lines.append(f"| {d.path} | {d.duration_a:.1f} | {d.duration_b:.1f} | {change:+.0%} |")
+        else:
+            lines.append("No notebook's duration changed beyond that.")
+        return lines
+
+
+def _environment_rows(a: RunReport, b: RunReport) -> list[str]:
+    env_a = a.environment or {"torch": a.torch_version, "python": a.python_version}
+    env_b = b.environment or {"torch": b.torch_version, "python": b.python_version}
+    rows = [f"| device | {a.device or 'default'} | {b.device or 'default'} |"]
+    for key, label in _ENV_ROWS:
+        va, vb = env_a.get(key), env_b.get(key)
+        if va in (None, "") and vb in (None, ""):
+            continue  # CUDA, cuDNN and ROCm only when one of the runs had them
+        mark = " **≠**" if va != vb else ""
+        rows.append(f"| {label}{mark} | {'' if va is None else va} | {'' if vb is None else vb} |")
+    return rows
 
 
 def _params(report: RunReport) -> str:
     return ", ".join(f"`{k}={v}`" for k, v in report.parameters.items()) or "defaults"
 
 
-def _num(value: float | None) -> str:
-    return "" if value is None else f"{value:.1f}"
+def _status(status: str, code_cell: int | None) -> str:
+    return status if code_cell is None else f"{status} at cell {code_cell}"
 
 
-def _change(a: float | None, b: float | None) -> str:
-    if a is None or b is None:
-        return ""
-    pct = f" ({(b - a) / a:+.0%})" if a > 0 else ""
-    return f"{b - a:+.1f} s{pct}"
+def _ranges(numbers: list[int]) -> str:
+    """[3, 4, 5, 9] -> 'cells 3-5, 9'."""
+    spans: list[list[int]] = []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    text = ", ".join(f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in spans)
+    return ("cell " if len(numbers) == 1 else "cells ") + text
 
 
-def _cell_changes(path_a: Path, path_b: Path, sanitize: Sanitizer) -> list[CellChange]:
+def _cell_changes(
+    path_a: Path, path_b: Path, sanitize: Sanitizer
+) -> tuple[list[CellChange], list[int], list[int]]:
+    """Changed cells, and the cells that did not run in A / in B (compared with neither)."""
     if not path_a.is_file() or not path_b.is_file():
-        return []
+        return [], [], []
     cells_b = {key: cell for _, key, cell in _code_cells(path_b)}
-    changes = []
-    for index, key, cell_a in _code_cells(path_a):
-        if key not in cells_b or cell_a.source.lstrip().startswith(_SKIP_MARKERS):
+    changes, not_run_a, not_run_b = [], [], []
+    for number, key, cell_a in _code_cells(path_a):
+        cell_b = cells_b.get(key)
+        if cell_b is None or _skipped(cell_a):
+            continue
+        ran_a, ran_b = _ran(cell_a), _ran(cell_b)
+        if not (ran_a and ran_b):
+            if ran_a != ran_b:
+                (not_run_b if ran_a else not_run_a).append(number)
             continue
         before = sanitize(cell_text_outputs(cell_a))
-        after = sanitize(cell_text_outputs(cells_b[key]))
+        after = sanitize(cell_text_outputs(cell_b))
         if before != after:
-            changes.append(CellChange(index, before, after))
-    return changes
+            changes.append(
+                CellChange(number, cell_a.get("execution_count"), trim_source(cell_a.source), before, after)
+            )
+    return changes, not_run_a, not_run_b
 
 
-def compare_runs(run_a: Path, run_b: Path, sanitize: Sanitizer | None = None) -> RunComparison:
-    """Compare two finished run folders (each holding report.json and the executed notebooks)."""
+def compare_runs(
+    run_a: Path,
+    run_b: Path,
+    sanitize: Sanitizer | None = None,
+    duration_threshold: float | None = None,
+) -> RunComparison:
+    """Compare two finished run folders (each holding report.json and the executed notebooks).
+
+    `duration_threshold` (a fraction, 0.5 = 50 %) replaces the noise estimate for durations.
+    """
     sanitize = sanitize or Sanitizer.from_file()
     report_a, report_b = load_report(run_a), load_report(run_b)
-    by_path_a = {r.path: r for r in report_a.results}
     by_path_b = {r.path: r for r in report_b.results}
-    paths = list(by_path_a) + [p for p in by_path_b if p not in by_path_a]
+    paths_a = {r.path for r in report_a.results}
     drift = []
-    for path in paths:
-        ra, rb = by_path_a.get(path), by_path_b.get(path)
-        cells = []
-        if ra is not None and rb is not None:
-            cells = _cell_changes(Path(run_a) / ra.output, Path(run_b) / rb.output, sanitize)
+    for ra in report_a.results:
+        rb = by_path_b.get(ra.path)
+        if rb is None:
+            continue
+        cells, not_run_a, not_run_b = _cell_changes(
+            Path(run_a) / ra.output, Path(run_b) / rb.output, sanitize
+        )
         drift.append(
             NotebookDrift(
-                path,
-                ra.status if ra else None,
-                rb.status if rb else None,
-                ra.duration_s if ra else None,
-                rb.duration_s if rb else None,
+                ra.path,
+                ra.status,
+                rb.status,
+                ra.duration_s,
+                rb.duration_s,
                 cells,
+                not_run_a,
+                not_run_b,
+                ra.code_cell if ra.status != "passed" else None,
+                rb.code_cell if rb.status != "passed" else None,
             )
         )
-    return RunComparison(str(run_a), str(run_b), report_a, report_b, drift)
+    timed = [(d.path, d.duration_a, d.duration_b) for d in drift if d.status_a == d.status_b == "passed"]
+    durations = check_durations(timed, duration_threshold) if timed else None
+    if durations is not None:
+        for d in drift:
+            d.duration_changed = d.path in durations.changed
+    return RunComparison(
+        str(run_a),
+        str(run_b),
+        report_a,
+        report_b,
+        drift,
+        only_in_a=[r.path for r in report_a.results if r.path not in by_path_b],
+        only_in_b=[r.path for r in report_b.results if r.path not in paths_a],
+        durations=durations,
+    )

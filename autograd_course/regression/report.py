@@ -7,10 +7,22 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["STATUSES", "NotebookResult", "RunReport", "load_report"]
+__all__ = [
+    "SHARED_MACHINE_NOTE",
+    "STATUSES",
+    "NotebookResult",
+    "RunReport",
+    "environment_line",
+    "load_report",
+]
 
 STATUSES = ("passed", "failed", "timeout", "error")
-REPORT_VERSION = 1
+REPORT_VERSION = 2
+_READABLE_VERSIONS = (1, 2)  # version 1 had no environment record and no code-cell numbers
+SHARED_MACHINE_NOTE = (
+    "Durations are wall-clock seconds on a machine that may be shared (CI runners, laptops): "
+    "they decide no check."
+)
 
 
 @dataclass
@@ -25,6 +37,7 @@ class NotebookResult:
     parameters: dict[str, Any] = field(default_factory=dict)
     undeclared_parameters: list[str] = field(default_factory=list)
     cell_index: int | None = None
+    code_cell: int | None = None
     error_name: str | None = None
     error_message: str | None = None
 
@@ -33,7 +46,7 @@ class NotebookResult:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}; got {self.status!r}")
 
     def __repr__(self) -> str:
-        where = f", cell {self.cell_index}: {self.error_name}" if self.status != "passed" else ""
+        where = f", code cell {self.code_cell}: {self.error_name}" if self.status != "passed" else ""
         return f"NotebookResult({self.path} {self.status} in {self.duration_s:.1f} s{where})"
 
     @property
@@ -56,6 +69,7 @@ class RunReport:
     started: str
     duration_s: float = 0.0
     results: list[NotebookResult] = field(default_factory=list)
+    environment: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{n} {s}" for s, n in self.counts().items() if n)
@@ -96,6 +110,9 @@ class RunReport:
             f"Python {self.python_version or 'unknown'}; kernel `{self.kernel}`; "
             f"cell timeout {self.timeout_s:g} s",
             f"- result: {counts}",
+            f"- environment: {environment_line(self.environment)}",
+            f"- {SHARED_MACHINE_NOTE}",
+            "- cell: the code cell's number as nbval names it (`::Cell N`, code cells only, from 0)",
             "",
             "| notebook | status | duration (s) | cell | error | undeclared parameters |",
             "|---|---|---:|---:|---|---|",
@@ -104,7 +121,7 @@ class RunReport:
             error = f"{r.error_name}: {r.error_message}" if r.error_name else ""
             lines.append(
                 f"| {_cell(r.path)} | {r.status} | {r.duration_s:.1f} | "
-                f"{'' if r.cell_index is None else r.cell_index} | {_cell(error)} | "
+                f"{'' if r.code_cell is None else r.code_cell} | {_cell(error)} | "
                 f"{_cell(', '.join(r.undeclared_parameters))} |"
             )
         return "\n".join(lines) + "\n"
@@ -113,6 +130,25 @@ class RunReport:
         """Write report.json and report.md into the run folder."""
         (folder / "report.json").write_text(self.to_json(), encoding="utf-8")
         (folder / "report.md").write_text(self.to_markdown(), encoding="utf-8")
+
+
+_ENVIRONMENT_LABELS = (
+    ("torch", "torch"),
+    ("cuda", "CUDA"),
+    ("cudnn", "cuDNN"),
+    ("rocm", "ROCm"),
+    ("device_name", "device"),
+    ("cpu_capability", "CPU capability"),
+    ("threads", "threads"),
+    ("python", "Python"),
+    ("course", "course"),
+)
+
+
+def environment_line(env: dict[str, Any]) -> str:
+    """The recorded environment on one line: only what was recorded (CUDA and ROCm only when present)."""
+    parts = [f"{label} {env[key]}" for key, label in _ENVIRONMENT_LABELS if env.get(key) not in (None, "")]
+    return "; ".join(parts) or "not recorded (a report from before environment records)"
 
 
 def _cell(text: str, limit: int = 200) -> str:
@@ -131,8 +167,9 @@ def load_report(folder: Path) -> RunReport:
             f"{folder} is not a finished run: expected {path} (written by `autograd-course run`)"
         )
     data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("report_version") != REPORT_VERSION:
-        raise ValueError(f"{path}: report_version {data.get('report_version')!r}, expected {REPORT_VERSION}")
+    if data.get("report_version") not in _READABLE_VERSIONS:
+        expected = " or ".join(map(str, _READABLE_VERSIONS))
+        raise ValueError(f"{path}: report_version {data.get('report_version')!r}, expected {expected}")
     results = [NotebookResult(**r) for r in data.pop("results")]
     for key in ("report_version", "counts"):
         data.pop(key, None)

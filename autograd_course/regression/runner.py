@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -12,13 +11,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import nbformat
+
 from autograd_course.course import repo_root
+from autograd_course.regression.environment import course_version, probe_interpreter
 from autograd_course.regression.execute import KernelRegistry, NotebookJob, execute_notebook
 from autograd_course.regression.params import declared_parameters, type_parameters
 from autograd_course.regression.report import NotebookResult, RunReport
 
 __all__ = [
     "RunError",
+    "code_cell_number",
     "collect_notebooks",
     "default_output",
     "kernel_environment",
@@ -110,32 +113,43 @@ def _prepare_output(output: Path) -> None:
     output.mkdir(parents=True, exist_ok=True)
 
 
-def kernel_environment(kernel: str) -> dict[str, str | None]:
-    """Python and torch versions of the interpreter the kernel runs, read without importing torch."""
+def _kernel_spec(kernel: str) -> Any:
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
     try:
-        spec = KernelSpecManager().get_kernel_spec(kernel)
+        return KernelSpecManager().get_kernel_spec(kernel)
     except NoSuchKernel:
         names = ", ".join(sorted(KernelSpecManager().find_kernel_specs())) or "none installed"
         raise RunError(f"--kernel {kernel}: no such Jupyter kernel (available: {names})") from None
+
+
+def kernel_environment(kernel: str, device: str | None = None) -> dict[str, Any]:
+    """What the kernel's interpreter runs the notebooks with (see environment.PROBE), and the course commit.
+
+    Always has the keys "python" and "torch" (None when they could not be read).
+    """
+    spec = _kernel_spec(kernel)
     exe = spec.argv[0] if spec.argv else sys.executable
     # jupyter_client runs a spec's bare "python" as the current interpreter; do the same.
     if exe in {"python", f"python{sys.version_info[0]}", "python{}.{}".format(*sys.version_info[:2])}:
         exe = sys.executable
-    probe = (
-        "import importlib.metadata as m, platform\n"
-        "try:\n    t = m.version('torch')\nexcept m.PackageNotFoundError:\n    t = ''\n"
-        "print(platform.python_version(), t)"
-    )
+    env = {"python": None, "torch": None}
+    env.update(probe_interpreter(exe, device, extra_env=dict(spec.env or {})))
+    env["course"] = course_version(repo_root())
+    return env
+
+
+def code_cell_number(notebook: Path, cell_index: int | None) -> int | None:
+    """nbval's number for a cell (`::Cell N`: code cells only, from 0) given its index among all cells."""
+    if cell_index is None:
+        return None
     try:
-        out = subprocess.run([exe, "-c", probe], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return {"python": None, "torch": None}
-    fields = out.stdout.split()
-    if out.returncode != 0 or not fields:
-        return {"python": None, "torch": None}
-    return {"python": fields[0], "torch": fields[1] if len(fields) > 1 else None}
+        cells = nbformat.read(notebook, as_version=4).cells
+    except (ValueError, OSError):
+        return None
+    if not 0 <= cell_index < len(cells) or cells[cell_index].cell_type != "code":
+        return None
+    return sum(c.cell_type == "code" for c in cells[:cell_index])
 
 
 def _device(jobs: Sequence[NotebookJob], raw: dict[str, str]) -> str | None:
@@ -177,8 +191,10 @@ def run_notebooks(
     if timeout_s <= 0:
         raise RunError(f"--timeout must be a positive number of seconds; got {timeout_s}")
     raw = dict(parameters or {})
-    env = kernel_environment(kernel)
+    _kernel_spec(kernel)  # an unknown kernel is refused before anything is planned or probed
     planned = plan_jobs(notebooks, output, raw)
+    device = _device(planned, raw)
+    env = kernel_environment(kernel, device)
     output = output.resolve()
     _prepare_output(output)
     for job in planned:
@@ -186,13 +202,14 @@ def run_notebooks(
             warn(f"{job.label} does not declare {', '.join(job.undeclared)}: not passed to it")
     report = RunReport(
         parameters=raw,
-        device=_device(planned, raw),
+        device=device,
         torch_version=env["torch"],
         python_version=env["python"],
         kernel=kernel,
         timeout_s=timeout_s,
         jobs=jobs,
         started=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        environment=env,
     )
     start = time.perf_counter()
     results: dict[str, NotebookResult] = {}
@@ -218,6 +235,8 @@ def run_notebooks(
         if bar is not None:
             bar.close()
     report.results = [results[job.label] for job in planned]
+    for job, r in zip(planned, report.results):
+        r.code_cell = code_cell_number(job.source, r.cell_index)
     report.duration_s = round(time.perf_counter() - start, 3)
     for r in report.results:
         r.output = Path(r.output).relative_to(output).as_posix()
