@@ -340,10 +340,12 @@ def _cell_changes(
     """Changed cells, and the cells that did not run in A / in B (compared with neither)."""
     if not path_a.is_file() or not path_b.is_file():
         return [], [], []
-    cells_b = {key: cell for _, key, cell in _code_cells(path_b)}
+    code_b = _code_cells(path_b)
+    by_key, by_number = {key: cell for _, key, cell in code_b}, {n: cell for n, _, cell in code_b}
     changes, not_run_a, not_run_b = [], [], []
     for number, key, cell_a in _code_cells(path_a):
-        cell_b = cells_b.get(key)
+        # by cell id (stable when cells are added or moved), else by nbval number
+        cell_b = by_key.get(key, by_number.get(number))
         if cell_b is None or _skipped(cell_a):
             continue
         ran_a, ran_b = _ran(cell_a), _ran(cell_b)
