@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import io
 import json
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +75,7 @@ def runs(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def report_a(runs):
-    return json.loads((runs["a"] / "report.json").read_text())
+    return {**json.loads((runs["a"] / "report.json").read_text()), "_folder": str(runs["a"])}
 
 
 def result(report: dict, name: str) -> dict:
@@ -111,10 +112,14 @@ def test_a_passing_notebook_runs_in_its_own_folder(runs, report_a):
 def test_a_failing_cell_is_located_and_named(runs, report_a):
     fails = result(report_a, "fails.ipynb")
     assert (fails["cell_index"], fails["error_name"]) == (2, "ValueError")
+    assert fails["code_cell"] == 1  # nbval's Cell 1: the markdown cell above is not counted
     assert fails["error_message"] == "planted failure: answer is 41"
     last = executed(runs["a"], "fails.ipynb").cells[-1]
     assert last.outputs == []  # the run stopped at the failure
-    assert "FAILED: tests/fixtures/run/fails.ipynb at cell 2: ValueError" in runs["cli_a"].stderr
+    assert (
+        "FAILED: tests/fixtures/run/fails.ipynb at code cell 1 (nbval ::Cell 1): ValueError"
+        in runs["cli_a"].stderr
+    )
 
 
 def test_a_cell_timeout_is_reported_as_timeout(runs, report_a):
@@ -173,9 +178,22 @@ def test_report_json_loads_back(runs, report_a):
 
 def test_report_records_the_environment(report_a):
     assert report_a["python_version"] == ".".join(map(str, sys.version_info[:3]))
-    import importlib.metadata
+    import torch
 
-    assert report_a["torch_version"] == importlib.metadata.version("torch")
+    env = report_a["environment"]
+    assert report_a["torch_version"] == env["torch"] == torch.__version__  # with its build tag
+    assert "+" in env["torch"] or env["cuda"] is None  # local builds (+cpu, +cu130) keep their tag
+    assert env["cuda"] == torch.version.cuda and env["rocm"] == getattr(torch.version, "hip", None)
+    assert env["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    assert env["threads"] == torch.get_num_threads()
+    assert env["python"] == report_a["python_version"]
+    assert env["device_name"] == env["cpu_name"] != ""  # -p device cuda, but no GPU here
+    head = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode == 0:
+        assert env["course"].removesuffix("+modified") == head.stdout.strip()
+    md = (Path(report_a["_folder"]) / "report.md").read_text()
+    assert f"torch {env['torch']}; " in md and f"CPU capability {env['cpu_capability']}; " in md
+    assert "on a machine that may be shared" in md
     assert (report_a["kernel"], report_a["jobs"], report_a["timeout_s"]) == ("python3", 2, 4.0)
 
 
@@ -196,6 +214,7 @@ def test_second_run_plants_a_failure(runs):
     failed = report_b.result(f"{LABEL}/params.ipynb")
     # cell 4 of the source: papermill's injected-parameters cell is not counted
     assert (failed.cell_index, failed.error_name) == (4, "AssertionError")
+    assert failed.code_cell == 3
     assert failed.parameters == {"seed": 4, "strict": True}
     assert runs["cli_b"].returncode == 1
 
@@ -209,9 +228,11 @@ def test_compare_lists_changed_cells_and_statuses(comparison):
     assert comparison.returncode == 0, comparison.stderr
     md = comparison.stdout
     status_section = md.split("## Status changes")[1].split("## Changed outputs")[0]
-    assert "- tests/fixtures/run/params.ipynb: passed → failed" in status_section
-    assert "- tests/fixtures/run/sleeps.ipynb: timeout → absent" in status_section
-    assert "passes.ipynb" not in status_section
+    assert "- tests/fixtures/run/params.ipynb: passed → failed at cell 3" in status_section
+    assert "sleeps.ipynb" not in status_section and "passes.ipynb" not in status_section
+    # run B ran two of the five notebooks: the other three are named once, not as status changes
+    assert "Only in run A (3 notebooks, not compared; run B did not run them): " in md
+    assert md.count("sleeps.ipynb") == 1
     outputs = md.split("## Changed outputs")[1]
     assert "### tests/fixtures/run/params.ipynb" in outputs
     assert "-[stdout] seed is 3\n+[stdout] seed is 4" in outputs
@@ -221,13 +242,48 @@ def test_compare_lists_changed_cells_and_statuses(comparison):
 def test_compare_ignores_addresses_and_timings(comparison):
     # passes.ipynb prints a fresh address and a timing each run; the nbval sanitizers blank both.
     assert "### tests/fixtures/run/passes.ipynb" not in comparison.stdout
-    row = next(
-        line for line in comparison.stdout.splitlines() if line.startswith("| tests/fixtures/run/passes")
-    )
-    assert row.endswith("| 0 |")
 
 
 def test_compare_needs_two_finished_runs(tmp_path, runs):
     done = autograd_course("run", "--compare", runs["a"], tmp_path)
     assert done.returncode == 2
     assert "is not a finished run: expected" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def clean_runs(tmp_path_factory):
+    """Two clean runs of the same notebooks on the same torch, default parameters."""
+    base = tmp_path_factory.mktemp("clean")
+    books = [FIXTURES / "passes.ipynb", FIXTURES / "params.ipynb"]
+    for name in ("c1", "c2"):
+        done = autograd_course("run", *books, "-o", base / name, "--jobs", "2", "--timeout", "60")
+        assert done.returncode == 0, done.stderr
+    return base / "c1", base / "c2"
+
+
+def test_json_gate_passes_on_two_clean_runs_of_the_same_torch(clean_runs):
+    done = autograd_course("run", "--compare", *clean_runs, "--json", "--fail-on", "status,output,duration")
+    assert done.returncode == 0, done.stdout
+    data = json.loads(done.stdout)
+    assert data["changes"] == {"status": [], "output": [], "duration": []}
+    assert data["environment"]["a"]["torch"] == data["environment"]["b"]["torch"]
+
+
+def test_json_gate_fails_on_a_planted_change_for_the_chosen_kinds_only(clean_runs, runs):
+    clean = clean_runs[0]
+    for kinds in ("status", "output", "duration,output"):
+        done = autograd_course("run", "--compare", clean, runs["b"], "--json", "--fail-on", kinds)
+        assert done.returncode == 1, kinds
+        assert "changes found:" in done.stderr
+    assert (
+        autograd_course("run", "--compare", clean, runs["b"], "--json", "--fail-on", "duration").returncode
+        == 0
+    )
+    data = json.loads(autograd_course("run", "--compare", clean, runs["b"], "--json").stdout)
+    assert data["changes"]["status"] == data["changes"]["output"] == [f"{LABEL}/params.ipynb"]
+    params = next(d for d in data["notebooks"] if d["path"] == f"{LABEL}/params.ipynb")
+    assert params["failed_cell"] == {"a": None, "b": 3}
+    by_cell = {c["cell"]: c for c in params["changed_cells"]}
+    assert by_cell[2]["source"] == "print(f'seed is {seed}')"
+    assert "-[stdout] seed is 0\n+[stdout] seed is 4" in by_cell[2]["diff"]
+    assert "+AssertionError: strict mode fails on purpose" in by_cell[3]["diff"]

@@ -28,6 +28,7 @@ def make_report() -> RunReport:
             "failed",
             4.0,
             cell_index=7,
+            code_cell=5,
             error_name="RuntimeError",
             error_message="a | b\nsecond line " + "x" * 300,
             undeclared_parameters=["lr"],
@@ -42,7 +43,7 @@ def test_markdown_has_one_row_per_notebook_with_pipes_escaped_and_long_errors_cu
     assert rows[0] == "| notebooks/00_a.ipynb | passed | 3.2 |  |  |  |"
     failed = rows[1]
     assert failed.startswith(
-        "| notebooks/01_b.ipynb | failed | 4.0 | 7 | RuntimeError: a \\| b second line x"
+        "| notebooks/01_b.ipynb | failed | 4.0 | 5 | RuntimeError: a \\| b second line x"
     )
     assert failed.endswith("… | lr |")
     assert len(failed) < 300
@@ -71,5 +72,5 @@ def test_a_folder_without_a_report_is_not_a_run(tmp_path):
 
 def test_a_report_of_another_version_is_refused(tmp_path):
     (tmp_path / "report.json").write_text(json.dumps({"report_version": 99, "results": []}))
-    with pytest.raises(ValueError, match="report_version 99, expected 1"):
+    with pytest.raises(ValueError, match="report_version 99, expected 1 or 2"):
         load_report(tmp_path)
