@@ -55,7 +55,7 @@ def clear_previous_run(session: nox.Session, folder: Path) -> None:
 def torch_session(version: str) -> None:
     """Register the session `torch-<version>`."""
 
-    @nox.session(name=f"torch-{version}")
+    @nox.session(name=f"torch-{version}", tags=["torch"])
     def _session(session: nox.Session) -> None:
         session.install("-c", str(constraints_without_torch(session)), f"torch=={version}", "-e", ".[dev]")
         session.run("python", "-c", "import torch; print('torch', torch.__version__)")
