@@ -255,7 +255,7 @@ class RunComparison:
             lines.append(
                 f"- {d.path}: {_status(d.status_a, d.code_cell_a)} → {_status(d.status_b, d.code_cell_b)}"
             )
-        lines += ["None." if not changed else "", ""]
+        lines += ["None.", ""] if not changed else [""]
         lines += ["## Changed outputs", "", f"Numbering: {CELL_NUMBERING}", ""]
         drifted = [d for d in self.notebooks if d.cells or d.not_run_a or d.not_run_b]
         if not any(d.cells for d in self.notebooks):
@@ -278,14 +278,14 @@ class RunComparison:
             if paths:
                 other = "B" if side == "A" else "A"
                 lines += [
-                    f"Only in run {side} ({len(paths)} notebooks, not compared; run {other} "
+                    f"Only in run {side} ({_count(len(paths), 'notebook')}, not compared; run {other} "
                     f"did not run them): {', '.join(paths)}",
                     "",
                 ]
         return lines
 
     def _duration_lines(self) -> list[str]:
-        lines = ["## Durations", "", SHARED_MACHINE_NOTE, ""]
+        lines = ["## Durations", "", f"{SHARED_MACHINE_NOTE} They gate only with `--fail-on duration`.", ""]
         check = self.durations
         if check is None:
             return [*lines, "No notebook passed in both runs: nothing to compare."]
@@ -312,6 +312,10 @@ def _environment_rows(a: RunReport, b: RunReport) -> list[str]:
         mark = " **≠**" if va != vb else ""
         rows.append(f"| {label}{mark} | {'' if va is None else va} | {'' if vb is None else vb} |")
     return rows
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _params(report: RunReport) -> str:

@@ -20,8 +20,7 @@ STATUSES = ("passed", "failed", "timeout", "error")
 REPORT_VERSION = 2
 _READABLE_VERSIONS = (1, 2)  # version 1 had no environment record and no code-cell numbers
 SHARED_MACHINE_NOTE = (
-    "Durations are wall-clock seconds on a machine that may be shared (CI runners, laptops): "
-    "they decide no check."
+    "Durations are wall-clock seconds on a machine that may be shared (CI runners, laptops), not benchmarks."
 )
 
 
