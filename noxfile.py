@@ -64,7 +64,7 @@ def torch_session(version: str) -> None:
         steps = {
             # the tests folder only (the browser tests need Chromium; .ci/run covers them)
             "unit tests": [
-                "python", "-m", "pytest", "-n", "2", "-q", "-p", "no:nbval", "tests", "-m", "not browser",
+                "python", "-m", "pytest", "-n", "2", "-q", "tests", "-m", "not browser",
                 *session.posargs,
             ],
             "strict nbval": ["python", "-m", "pytest", "-n", "2", "-q", "notebooks", "solutions"],
