@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
+import subprocess
+from pathlib import Path
 
 import pytest
 
-from autograd_course.regression import NotebookResult, RunReport, load_report
+from autograd_course.regression import (
+    NotebookResult,
+    RunReport,
+    course_version,
+    environment_line,
+    load_report,
+    probe_interpreter,
+)
 
 
 def make_report() -> RunReport:
@@ -74,3 +84,17 @@ def test_a_report_of_another_version_is_refused(tmp_path):
     (tmp_path / "report.json").write_text(json.dumps({"report_version": 99, "results": []}))
     with pytest.raises(ValueError, match="report_version 99, expected 1 or 2"):
         load_report(tmp_path)
+
+
+def test_the_course_version_is_the_commit_in_a_checkout_else_the_package_version(tmp_path):
+    root = Path(__file__).resolve().parent.parent
+    head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode == 0:
+        assert course_version(root).removesuffix("+modified") == head.stdout.strip()
+    version = importlib.metadata.version("autograd-debugging-course")
+    assert course_version(tmp_path) == f"package {version}"  # an installed course, no checkout
+
+
+def test_an_interpreter_that_cannot_be_probed_leaves_the_environment_unrecorded(tmp_path):
+    assert probe_interpreter(str(tmp_path / "no-python")) == {}
+    assert environment_line({}).startswith("not recorded")
