@@ -194,7 +194,6 @@ def run_notebooks(
     _kernel_spec(kernel)  # an unknown kernel is refused before anything is planned or probed
     planned = plan_jobs(notebooks, output, raw)
     device = _device(planned, raw)
-    env = kernel_environment(kernel, device)
     output = output.resolve()
     _prepare_output(output)
     for job in planned:
@@ -203,14 +202,16 @@ def run_notebooks(
     report = RunReport(
         parameters=raw,
         device=device,
-        torch_version=env["torch"],
-        python_version=env["python"],
+        torch_version=None,
+        python_version=None,
         kernel=kernel,
         timeout_s=timeout_s,
         jobs=jobs,
         started=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        environment=env,
     )
+    # The probe imports torch (seconds): it runs beside the notebooks, not before them.
+    probe = ThreadPoolExecutor(max_workers=1, thread_name_prefix="probe")
+    env_future = probe.submit(kernel_environment, kernel, device)
     start = time.perf_counter()
     results: dict[str, NotebookResult] = {}
     bar = _progress(len(planned), progress)
@@ -232,8 +233,11 @@ def run_notebooks(
         raise
     finally:
         pool.shutdown(wait=True)
+        probe.shutdown(wait=True)
         if bar is not None:
             bar.close()
+    report.environment = env_future.result()
+    report.torch_version, report.python_version = report.environment["torch"], report.environment["python"]
     report.results = [results[job.label] for job in planned]
     for job, r in zip(planned, report.results):
         r.code_cell = code_cell_number(job.source, r.cell_index)
