@@ -136,8 +136,9 @@ def test_markdown_shows_the_changed_cell_with_trimmed_source_and_diff(capsys, tm
     code, md, _ = cli(capsys, "--compare", a, b)
     assert code == 0  # no --fail-on: a report, not a gate
     section = md.split("### notebooks/00_lesson.ipynb")[1]
-    assert section.startswith("\n\nCell 3 (`In [4]`):\n\n```python\n# cell 3\nx0 = 0\n")
-    assert "# … 8 more lines\n```" in section  # 14 source lines, 6 shown
+    # 14 source lines: the first 3 and the last 3 (what the cell prints) are shown
+    source = "# cell 3\nx0 = 0\nx1 = 1\n# … 8 more lines\nx10 = 10\nx11 = 11\nprint('3')"
+    assert section.startswith(f"\n\nCell 3 (`In [4]`):\n\n```python\n{source}\n```")
     assert "```diff\n--- run A\n+++ run B\n@@ -1 +1 @@\n-[stdout] done\n+[stdout] finished\n```" in section
     assert "Numbering: cell N is the Nth code cell from 0, as nbval names it" in md
 

@@ -34,7 +34,7 @@ CELL_NUMBERING = (
 _SKIP_MARKERS = ("# NBVAL_IGNORE_OUTPUT", "# NBVAL_SKIP")
 _SKIP_TAGS = {"nbval-ignore-output", "nbval-skip"}
 _PAPERMILL_TAGS = {"papermill-error-cell-tag", "injected-parameters"}
-_SOURCE_LINES, _LINE_CHARS = 6, 100
+_HEAD, _TAIL, _LINE_CHARS = 3, 3, 100  # a cell's first lines (imports, setup) and last (what it prints)
 _ENV_ROWS = (
     ("torch", "torch"),
     ("cuda", "CUDA"),
@@ -82,11 +82,12 @@ def cell_text_outputs(cell: Any) -> str:
 
 
 def trim_source(source: str) -> str:
-    """The first lines of a cell's source, each cut to a readable width, with what was left out."""
+    """A cell's source, its middle left out when long, each line cut to a readable width."""
     lines = source.rstrip().splitlines()
     shown = [line if len(line) <= _LINE_CHARS else line[: _LINE_CHARS - 1] + "…" for line in lines]
-    if len(shown) > _SOURCE_LINES:
-        shown = [*shown[:_SOURCE_LINES], f"# … {len(lines) - _SOURCE_LINES} more lines"]
+    if len(shown) > _HEAD + _TAIL + 1:
+        left_out = len(shown) - _HEAD - _TAIL
+        shown = [*shown[:_HEAD], f"# … {left_out} more lines", *shown[-_TAIL:]]
     return "\n".join(shown)
 
 
