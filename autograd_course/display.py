@@ -9,6 +9,7 @@ from typing import Any
 __all__ = ["WIDGET_MIME", "HtmlTable", "html_table", "show_widget"]
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+_SHADE = " style=background:#c8e6c9"
 
 
 def show_widget(widget: Any, summary: str) -> dict[str, Any]:
@@ -54,7 +55,7 @@ class HtmlTable:
         body = "".join(
             "<tr>"
             + "".join(
-                f"<td{' style=background:#c8e6c9' if r.get(c) is True else ''}>{html.escape(str(r.get(c, '')))}</td>"
+                f"<td{_SHADE if r.get(c) is True else ''}>{html.escape(str(r.get(c, '')))}</td>"
                 for c in self.columns
             )
             + "</tr>"

@@ -64,7 +64,7 @@ ACTIVITIES = (
         names=("still_recorded",),
         check=_check_recorded,
         hints=(
-            "An operation on a recorded tensor is recorded; a tensor built from Python numbers is a new leaf.",
+            "An operation on a recorded tensor is recorded; a tensor built from numbers is a new leaf.",
             "detach() and .item() both leave the record; torch.stack is an ordinary operation.",
         ),
         solution='still_recorded = {"a", "c"}',
@@ -78,6 +78,9 @@ ACTIVITIES = (
             "Look for a graph boundary between the encoder and the loss.",
             "Drop the .detach(): features = model['encoder'](inputs).",
         ),
-        solution='features = model["encoder"](inputs)\nfixed_loss = ((model["classifier"](features) - labels) ** 2).mean()',
+        solution=(
+            'features = model["encoder"](inputs)\n'
+            'fixed_loss = ((model["classifier"](features) - labels) ** 2).mean()'
+        ),
     ),
 )

@@ -49,7 +49,7 @@ def _check_fixed_mse(fixed_mse: Any) -> tuple:
 ACTIVITIES = (
     Activity(
         id="05.1",
-        task="Predict the table's row for eval() with no grad context: does the output require grad, is dropout active?",
+        task="Predict the row for eval() with no grad context: does the output require grad, is dropout on?",
         names=("eval_requires_grad", "eval_dropout_active"),
         check=_check_eval_row,
         hints=(
@@ -64,8 +64,8 @@ ACTIVITIES = (
         names=("fixed_mse",),
         check=_check_fixed_mse,
         hints=(
-            "Wrapping the call in enable_grad() does not help: the decorator sets the mode inside the helper.",
-            "Remove the @torch.no_grad() decorator; evaluation callers can wrap their call in no_grad themselves.",
+            "enable_grad() around the call does not help: the decorator sets the mode inside the helper.",
+            "Remove the @torch.no_grad() decorator; evaluation callers wrap their call in no_grad.",
         ),
         solution="def fixed_mse(outputs, targets):\n    return ((outputs - targets) ** 2).mean()",
     ),
