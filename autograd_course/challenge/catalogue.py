@@ -105,6 +105,7 @@ class Bug:
     hints: tuple[str, ...]
     proof: str  # reference part-1 code: computes `evidence` and sets `stage`
     lesson: str  # shown once part 1 is correct
+    pins: tuple[tuple[str, int], ...] = ()  # slot choices this bug needs, in broken and fixed code alike
 
     def __repr__(self) -> str:
         return f"Bug({self.key}: {self.title!r}, breaks Stage.{self.stage})"
@@ -146,17 +147,12 @@ def _running_total(s: dict) -> None:
     s["backward"] = ["running_loss = running_loss + loss", "running_loss.backward()"]
 
 
-def _no_grad(s: dict) -> None:
-    s["call"] = ["with torch.no_grad():", "    loss = compute_loss(model, inputs, targets)"]
-    # diagnose sees grad mode through the model's own call; model.forward(...) and direct layer calls
-    # hide it (reported to the toolkit), so this bug keeps the plain call.
-    s["forward"] = [f"{s['out']} = model(inputs)"]
-
-
 def _plain_list(s: dict) -> None:
     s["prelude"] = _TINY_STACK
     s["model"] = "model = TinyStack().to(device)"
-    s["forward"] = [f"{s['out']} = model(inputs)"]
+
+
+_PLAIN_CALL = (("forward", 0),)  # `model(inputs)`: TinyStack has no fc2 to call directly
 
 
 _RUN = "model, optimizer = broken_setup(seed, device)\n"
@@ -257,13 +253,16 @@ BUGS: dict[str, Bug] = {
             "the loss is computed under no_grad",
             "GRAD_MODE_DISABLED",
             "broken_step",
-            _no_grad,
+            _set(call=["with torch.no_grad():", "    loss = compute_loss(model, inputs, targets)"]),
             (
                 "backward() fails: was anything recorded while the forward pass ran?",
                 "diagnose the broken step, or debug_tensor the loss as the step computes it.",
             ),
             _DIAGNOSE + "stage = Stage.GRAD_MODE_DISABLED\n",
             "Under torch.no_grad() nothing is recorded, so the loss has no grad_fn and backward() raises.",
+            # diagnose sees grad mode through the model's own call; model.forward(...) and direct layer
+            # calls hide it from the doctor (reported to the toolkit), so this bug keeps the plain call.
+            _PLAIN_CALL,
         ),
         Bug(
             "G",
@@ -367,6 +366,7 @@ BUGS: dict[str, Bug] = {
             _DIAGNOSE + "stage = Stage.UNREGISTERED\n",
             "A module in a plain list is not registered: model.parameters() skips it, so the optimizer "
             "never trains it. Use nn.ModuleList.",
+            _PLAIN_CALL,
         ),
     ]
 }
@@ -382,16 +382,23 @@ def drawable_bugs() -> list[str]:
     return [key for key in BUGS if stage_of(key) is not None]
 
 
+def _pinned(variant: Variant) -> Shape:
+    shape = variant.shape
+    for slot, choice in BUGS[variant.bug].pins:
+        shape = shape.with_choice(slot, choice)
+    return shape
+
+
 def render(variant: Variant) -> str:
     """The source of the broken code of one variant."""
-    slots = _slots(variant.shape)
+    slots = _slots(_pinned(variant))
     BUGS[variant.bug].edit(slots)
     return _code(slots)
 
 
 def fixed_code(variant: Variant) -> str:
     """The same code shape with the bug removed: the reference answer of part 2."""
-    return _code(_slots(variant.shape))
+    return _code(_slots(_pinned(variant)))
 
 
 @dataclass(frozen=True)

@@ -130,6 +130,20 @@ PROOFS: dict[str, tuple[Proof, ...]] = {
             lambda s, t: _NOT_RECORDED not in s["message"],
         ),
     ),
+    "GRAD_MISSING": (
+        Proof(
+            "GradientReport",
+            "gradient_report after a broken step: trainable parameters with status NO_GRAD",
+            lambda s, t: any(r["status"] == "NO_GRAD" for r in s["rows"]),
+        ),
+    ),
+    "GRAD_NON_FINITE": (
+        Proof(
+            "GradientReport",
+            "gradient_report after a broken step: gradients that count NaN or Inf",
+            lambda s, t: any((r["nan"] or 0) + (r["inf"] or 0) > 0 for r in s["rows"]),
+        ),
+    ),
     "GRAD_MAGNITUDE": (
         Proof(
             "GradientReport",

@@ -102,9 +102,9 @@ def summarize(evidence: Any) -> dict:
             "inf": evidence.inf,
             "sample": list(evidence.sample),
         }
-    if isinstance(evidence, ExpectedError):
+    if isinstance(evidence, ExpectedError):  # what `with expect_error(...) as caught` caught
         caught = evidence.exception
-        return {"type": "error", "message": "" if caught is None else str(caught)}
+        return {"type": "error", "message": ""} if caught is None else summarize(caught)
     if isinstance(evidence, BaseException):
         return {"type": "error", "message": str(evidence)}
     if isinstance(evidence, torch.Tensor) and evidence.numel() == 1:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import product
 from pathlib import Path
 
@@ -61,15 +63,35 @@ class Shape:
 
     def pick(self, slot: str) -> str:
         """The text this shape uses for one slot."""
-        return SLOTS[slot][self.choices[list(SLOTS).index(slot)]]
+        return SLOTS[slot][self.choices[_SLOT_INDEX[slot]]]
+
+    def with_choice(self, slot: str, choice: int) -> Shape:
+        """The same shape with one slot's choice replaced."""
+        choices = list(self.choices)
+        choices[_SLOT_INDEX[slot]] = choice
+        return Shape(tuple(choices))
 
     def __repr__(self) -> str:
         return f"Shape({''.join(str(c) for c in self.choices)})"
 
 
-def shapes() -> list[Shape]:
+_SLOT_INDEX = {slot: i for i, slot in enumerate(SLOTS)}
+
+
+@lru_cache(maxsize=1)
+def shapes() -> tuple[Shape, ...]:
     """Every code shape, in a fixed order."""
-    return [Shape(tuple(c)) for c in product(*(range(len(v)) for v in SLOTS.values()))]
+    return tuple(Shape(tuple(c)) for c in product(*(range(len(v)) for v in SLOTS.values())))
+
+
+def _shape_number(number: int) -> Shape:
+    """The shape at position number (mod the count) of shapes(), decoded without building the list."""
+    number %= math.prod(len(v) for v in SLOTS.values())
+    choices = []
+    for options in reversed(SLOTS.values()):
+        number, choice = divmod(number, len(options))
+        choices.append(choice)
+    return Shape(tuple(reversed(choices)))
 
 
 @dataclass(frozen=True)
@@ -118,15 +140,15 @@ def variant_for(learner: str | None, exercise_id: str) -> Variant:
     bug = ex.bug
     if ex.mystery:  # drawn from the whole catalogue, distinct from the learner's earlier mystery rounds
         taken: set[str] = set()
+        drawable = drawable_bugs()
         for other in sorted(e for e, x in _exercises().items() if x.mystery):
-            pool = [b for b in drawable_bugs() if b not in taken]
+            pool = [b for b in drawable if b not in taken]
             pick = min(pool, key=lambda b, other=other: _digest(learner, other, b))
             if other == exercise_id:
                 bug = pick
                 break
             taken.add(pick)
-    all_shapes = shapes()
-    return Variant(bug, all_shapes[_digest(learner, exercise_id, "shape") % len(all_shapes)])
+    return Variant(bug, _shape_number(_digest(learner, exercise_id, "shape")))
 
 
 def _exercises() -> dict:
