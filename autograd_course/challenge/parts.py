@@ -119,8 +119,8 @@ PARTS: dict[int, PartSpec] = {
         2,
         "Fix it",
         "Define the fixed version of the function that holds the bug (`fixed_setup`, `fixed_compute_loss` or "
-        "`fixed_step`, same arguments as the broken one). The check runs the broken code with your "
-        f"function(s) in place for 40 steps and judges what the training did: {', '.join(CHECKS)}.",
+        "`fixed_step`, same arguments as the broken one). The check runs the broken code with yours "
+        f"instead of the broken one(s) for 40 steps and judges what the training did: {', '.join(CHECKS)}.",
         tuple(FIXABLE),
         "# Your code: define one or more of\n"
         "#   fixed_setup(seed, device) -> (model, optimizer)\n"
