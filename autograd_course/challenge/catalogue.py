@@ -293,7 +293,7 @@ BUGS: dict[str, Bug] = {
             _RUN + "broken_step(model, optimizer, inputs, targets)\n"
             "evidence = classify_parameter_gradients(model, optimizer)\nprint(evidence)\n"
             "stage = Stage.NOT_IN_OPTIMIZER\n",
-            "The optimizer keeps the tensors it was built with; a layer replaced afterwards is not one.",
+            "The optimizer keeps the tensors it was built with; a layer replaced later is missing from it.",
         ),
         Bug(
             "I",
