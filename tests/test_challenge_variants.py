@@ -22,6 +22,7 @@ from autograd_course.challenge import (
     Variant,
     read_learner,
     variant_for,
+    variants,
     write_learner,
 )
 from autograd_course.challenge.catalogue import BUGS, drawable_bugs, fixed_code, render
@@ -34,15 +35,25 @@ MYSTERIES = [e for e, x in EXERCISES.items() if x.mystery]
 
 
 def test_the_draw_is_the_same_in_another_process_with_another_hash_seed():
-    here = {e: variant_for("ada@example.org", e).to_json() for e in EXERCISES}
+    # the draw is a pure function of sha256 digests: compute them in a bare interpreter (variants.py
+    # loaded by path, so no torch) with another hash seed, and compare with this process's draws
+    cases = [("ada@example.org", e, "shape") for e in EXERCISES] + [("ada", "M1", b) for b in BUGS]
     script = (
-        "import json; from autograd_course.challenge import EXERCISES, variant_for; "
-        "print(json.dumps({e: variant_for('ada@example.org', e).to_json() for e in EXERCISES}))"
+        "import importlib.util, json, sys\n"
+        "spec = importlib.util.spec_from_file_location('v', sys.argv[1])\n"
+        "v = sys.modules['v'] = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(v)\n"
+        "cases = json.loads(sys.argv[2])\n"
+        "print(json.dumps([[v._digest(*c), list(v._shape_number(v._digest(*c)).choices)] for c in cases]))\n"
     )
     env = dict(os.environ, PYTHONHASHSEED="12345")
-    env.pop(LEARNER_ENV, None)
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout) == here
+    args = [sys.executable, "-c", script, variants.__file__, json.dumps(cases)]
+    out = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
+    there = json.loads(out.stdout)
+    here = [[variants._digest(*c), list(variants._shape_number(variants._digest(*c)).choices)] for c in cases]
+    assert there == here
+    for who, ex_id, _ in cases[: len(EXERCISES)]:  # and the shape drawn is the one the digest decodes to
+        assert list(variant_for(who, ex_id).shape.choices) == here[list(EXERCISES).index(ex_id)][1]
 
 
 def test_no_learner_gets_the_committed_default_variant():
@@ -52,8 +63,8 @@ def test_no_learner_gets_the_committed_default_variant():
 
 def test_mystery_rounds_cover_the_catalogue_and_differ_within_a_learner():
     drawn = {who: [variant_for(who, m) for m in MYSTERIES] for who in LEARNERS}
-    for variants in drawn.values():
-        assert len({v.bug for v in variants}) == len(MYSTERIES)
+    for mine in drawn.values():
+        assert len({v.bug for v in mine}) == len(MYSTERIES)
     assert {v.bug for vs in drawn.values() for v in vs} == set(drawable_bugs())
     assert drawable_bugs() == [b for b in BUGS if BUGS[b].stage in Stage.__members__]
     side_by_side = sum(drawn[a][0] != drawn[b][0] for a, b in pairwise(LEARNERS))
