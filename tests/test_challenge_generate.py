@@ -75,8 +75,10 @@ def test_solution_notebook_follows_the_declarations_and_stores_passing_checks(so
     nb = nbformat.read(solution, as_version=4)
     params = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(params) == 1 and "seed: int = 0  #" in params[0].source
-    roles = [(m.get("part"), m["role"]) for _, m in challenge_cells(nb)]
-    assert roles == [(None, "contract")] + [(p, r) for p in PARTS for r in ("task", "answer", "check")]
+    roles = [(m["part"], m["role"]) for _, m in challenge_cells(nb)]
+    assert roles == [(p, r) for p in PARTS for r in ("task", "answer", "check")]
+    contract = [c for c in nb.cells if c.metadata.get(META_KEY) == {"role": "contract"}]
+    assert len(contract) == 1 and contract_markdown() in contract[0].source
     for i, meta in challenge_cells(nb):
         if meta["role"] == "answer":
             assert BEGIN in nb.cells[i].source
