@@ -17,7 +17,7 @@ from autograd_course.challenge.parts import PARTS, answers_of, part1_verdict, pa
 from autograd_course.challenge.variants import Variant, read_learner, variant_for
 from autograd_course.challenge.verdict import NotAttemptedError, Outcome, Verdict
 
-__all__ = ["USAGE_MIME", "Challenge", "Part", "challenge", "fix_trace"]
+__all__ = ["USAGE_MIME", "Challenge", "Part", "challenge", "fix_trace", "part2_verdict"]
 
 USAGE_MIME = "application/vnd.autograd-course.usage+json"
 

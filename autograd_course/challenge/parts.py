@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from autograd_course.challenge.catalogue import BUGS, FIXABLE, exercise, fixed_code
+from autograd_course.challenge.catalogue import BUGS, FIXABLE, Exercise, exercise, fixed_code
 from autograd_course.challenge.contract import judge_evidence
 from autograd_course.challenge.fixcheck import CHECKS, judge_fix
 from autograd_course.challenge.variants import Variant, variant_for
@@ -42,6 +42,8 @@ def part1_verdict(
 
 def part2_verdict(exercise_id: str, variant: Variant | str | None, trace: dict, seed: int = 0) -> Verdict:
     """Part 2's verdict from a recorded fix trace, with one (name, passed) entry per check in CHECKS."""
+    if isinstance(exercise_id, Exercise) and isinstance(variant, int):  # the pre-C4 grader: (ex, seed, trace)
+        exercise_id, variant, seed = exercise_id.id, None, variant
     exercise(exercise_id)
     if not isinstance(trace, dict) or trace.get("not_attempted"):
         return Verdict(
