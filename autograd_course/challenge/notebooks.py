@@ -20,7 +20,7 @@ __all__ = [
 ]
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-META_KEY = "autograd_course"  # cell metadata: {"exercise": "A", "part": 1, "role": "answer" | "check"}
+META_KEY = "autograd_course"  # {"exercise", "part", "role": task/answer/check}, or {"role": "contract"}
 _REGION = re.compile(
     r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n(.*?)^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S
 )
