@@ -1,4 +1,4 @@
-"""The checks in-process: every outcome of part 1 and part 2, rendering, hints and solutions."""
+"""The checks in-process: verdicts of both parts, one output per check, hints, solutions, usage records."""
 
 from __future__ import annotations
 
@@ -6,241 +6,157 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograd_course.challenge import (
-    EXERCISES,
-    Incorrect,
-    NotAttempted,
-    NotAttemptedError,
-    Outcome,
-    challenge,
-)
-from autograd_course.challenge.catalogue import BUGS, CORRECT_SETUP, CORRECT_STEP, build_broken
-from autograd_course.challenge.exercise import fix_trace_or_error, part1_verdict, part2_verdict
-from helpers import (
-    NonFiniteError,
-    Stage,
-    TinyNet,
-    assert_finite,
-    classify_parameter_gradients,
-    debug_tensor,
-    expect_error,
-    gradient_report,
-    make_tiny_problem,
-    parameter_changes,
-    parameter_report,
-    snapshot_parameters,
-)
-
-SEED = 0
+import helpers
+from autograd_course.challenge import EXERCISES, PARTS, NotAttempted, Outcome, Variant, part2_verdict
+from autograd_course.challenge.catalogue import build_broken
+from autograd_course.challenge.exercise import Challenge, fix_trace
+from autograd_course.challenge.fixcheck import CHECKS, FIX_STEPS
+from helpers import Stage, TinyNet, make_tiny_problem
 
 
-def _broken(ex_id):
-    setup, step = challenge(ex_id, SEED).broken()
-    model, optimizer = setup(SEED, "cpu")
-    inputs, targets = make_tiny_problem(SEED)
-    return model, optimizer, inputs, targets, step
-
-
-def _evidence(ex_id):
-    """Evidence a learner would compute for each exercise, and the stage it shows."""
-    model, opt, x, y, step = _broken(ex_id)
-    bug = EXERCISES[ex_id].bug
-    if bug == "A":
-        return debug_tensor("loss", F.mse_loss(model(x).detach(), y))
-    if bug == "B":
-        return parameter_report(model)
-    if bug in ("C", "H"):
-        step(model, opt, x, y)
-        return classify_parameter_gradients(model, opt)
-    if bug == "D":
-        reports = []
-        for _ in range(3):
-            step(model, opt, x, y)
-            reports.append(gradient_report(model))
-        return reports
-    if bug == "E":
-        try:
-            assert_finite("outputs", model(x) / 0)
-        except NonFiniteError as err:
-            return err
-    if bug == "G":
-        before = snapshot_parameters(model)
-        step(model, opt, x, y)
-        return parameter_changes(model, before)
-    if bug == "I":
-        with expect_error(RuntimeError, "inplace", quiet=True) as caught:
-            step(model, opt, x, y)
-        return caught
-    raise AssertionError(bug)
+def notebook(ex_id: str, variant: Variant | None = None) -> tuple[dict, Challenge]:
+    """A namespace like an exercise notebook's after its imports cell."""
+    ns = {"seed": 0, "device": "cpu", "torch": torch, "F": F, "NotAttempted": NotAttempted}
+    ns |= {name: getattr(helpers, name) for name in helpers.__all__}
+    ex = Challenge(ex_id, ns, variant=variant)
+    ns["ex"] = ex
+    ns["inputs"], ns["targets"] = make_tiny_problem(0)
+    ns["broken_setup"], ns["compute_loss"], ns["broken_step"] = ex.broken()
+    return ns, ex
 
 
 @pytest.mark.parametrize("ex_id", list(EXERCISES))
-def test_part1_correct_with_real_evidence(ex_id):
-    stage = BUGS[EXERCISES[ex_id].bug].stage
-    verdict = part1_verdict(EXERCISES[ex_id], SEED, stage, _evidence(ex_id))
-    assert verdict.outcome is Outcome.CORRECT, verdict.message
+def test_each_parts_declared_solution_passes_on_the_default_variant(ex_id):
+    ns, ex = notebook(ex_id)
+    for number, spec in PARTS.items():
+        exec(spec.solution(ex.variant), ns)
+        verdict = getattr(ex, f"part{number}").verdict()
+        assert verdict.outcome is Outcome.CORRECT, verdict.message
+    assert ex.part2.verdict().checks == tuple((name, True) for name in CHECKS)
 
 
-@pytest.mark.parametrize("ex_id", ["A", "C", "M2"])
-def test_part1_wrong_stage_is_incorrect_and_does_not_name_the_answer(ex_id):
-    right = BUGS[EXERCISES[ex_id].bug].stage
-    wrong = Stage.GRAD_MAGNITUDE
-    verdict = part1_verdict(EXERCISES[ex_id], SEED, wrong, _evidence(ex_id))
-    assert verdict.outcome is Outcome.INCORRECT
-    assert "GRAD_MAGNITUDE" in verdict.message and f"Stage.{right.name}" not in verdict.message
+def test_a_check_shows_one_verdict_and_never_raises(capsys):
+    ns, ex = notebook("A")
+    ex.part1.check()  # not attempted
+    ns["stage"], ns["evidence"] = Stage.OK, 3.0  # attempted, wrong
+    ex.part1.check()
+    ns["fixed_step"] = "not a function"
+    ex.part2.check()
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [line.split(":")[0] for line in lines] == ["A part 1", "A part 1", "A part 2"]
+    assert "not attempted" in lines[0] and "incorrect" in lines[1] and "must be a function" in lines[2]
+    assert ex.verdicts[2].outcome is Outcome.INCORRECT and not ex.solved()
 
 
-def test_part1_evidence_from_another_setup_is_incorrect():
-    model = TinyNet(seed=123)  # not the challenge's model
-    x, y = make_tiny_problem(SEED)
-    F.mse_loss(model(x), y).backward()
-    fake = classify_parameter_gradients(model, torch.optim.Adam(model.fc2.parameters()))
-    verdict = part1_verdict(EXERCISES["C"], SEED, Stage.NOT_IN_OPTIMIZER, fake)
-    assert verdict.outcome is Outcome.INCORRECT
-    assert "does not match what the broken setup produces" in verdict.message
-
-
-def test_part1_real_evidence_that_does_not_show_the_failure_is_incorrect():
-    model, *_ = _broken("C")
-    verdict = part1_verdict(EXERCISES["C"], SEED, Stage.NOT_IN_OPTIMIZER, parameter_report(model))
-    assert verdict.outcome is Outcome.INCORRECT
-    assert "does not show where this step fails" in verdict.message
+def test_placeholders_and_missing_answers_are_not_attempted():
+    ns, ex = notebook("M1")
+    ns["stage"], ns["evidence"] = NotAttempted, NotAttempted
+    assert ex.part1.verdict().outcome is Outcome.NOT_ATTEMPTED
+    assert ex.part2.verdict().outcome is Outcome.NOT_ATTEMPTED
+    ns["stage"] = Stage.PARAMS_NOT_UPDATED  # evidence still missing
+    assert ex.part1.verdict().outcome is Outcome.NOT_ATTEMPTED
 
 
 @pytest.mark.parametrize(
     ("stage", "evidence", "words"),
-    [
-        ("LOSS_NOT_IN_GRAPH", None, "helpers.Stage"),
-        (Stage.LOSS_NOT_IN_GRAPH, "a string", "cannot read"),
-    ],
+    [("LOSS_NOT_IN_GRAPH", 3.0, "helpers.Stage"), (Stage.OK, object(), "cannot read")],
 )
-def test_part1_bad_answers_say_what_was_expected(stage, evidence, words):
-    verdict = part1_verdict(EXERCISES["A"], SEED, stage, evidence if evidence is not None else _evidence("A"))
+def test_bad_part1_answers_say_what_was_expected(stage, evidence, words):
+    ns, ex = notebook("A")
+    ns["stage"], ns["evidence"] = stage, evidence
+    verdict = ex.part1.verdict()
     assert verdict.outcome is Outcome.INCORRECT and words in verdict.message
 
 
-def test_part1_placeholder_is_not_attempted():
-    verdict = part1_verdict(EXERCISES["A"], SEED, NotAttempted, NotAttempted)
-    assert verdict.outcome is Outcome.NOT_ATTEMPTED
+def _run_fix(ex_id: str, **fixed) -> tuple:
+    ns, ex = notebook(ex_id)
+    ns |= fixed
+    return ex.part2.verdict()
 
 
-def _functions(setup_src, step_src):
-    ns = {"torch": torch, "F": F, "TinyNet": TinyNet}
-    exec(setup_src + "\n" + step_src, ns)
-    return ns["broken_setup"], ns["broken_step"]
+def test_part2_gives_partial_credit_per_check_on_the_broken_code_itself():
+    # the broken function handed back unchanged: the check names what the training did
+    d = _run_fix("D", fixed_step=build_broken("D")["broken_step"])
+    assert dict(d.checks) | {"loss_falls": None} == {
+        "true_loss": True,
+        "no_carryover": False,
+        "params_move": True,
+        "loss_falls": None,  # whatever accumulated gradients happen to do to the loss
+    }
+    c = _run_fix("C", fixed_setup=build_broken("C")["broken_setup"])
+    # fc1 is outside the optimizer: optimizer.zero_grad() never clears it either
+    assert [ok for name, ok in c.checks if name != "loss_falls"] == [True, False, False]
+    e = _run_fix("E", fixed_compute_loss=build_broken("E")["compute_loss"])
+    assert [ok for _, ok in e.checks][:2] == [False, False] and "returned loss inf" in e.message
 
 
-def _fix_verdict(ex_id, setup, step):
-    return part2_verdict(EXERCISES[ex_id], SEED, fix_trace_or_error(setup, step, SEED, "cpu"))
-
-
-def test_part2_correct_fix_passes():
-    verdict = _fix_verdict("A", *_functions(CORRECT_SETUP, CORRECT_STEP))
-    assert verdict.outcome is Outcome.CORRECT, verdict.message
-
-
-@pytest.mark.parametrize(
-    ("bug", "words"),
-    [
-        ("A", "raised RuntimeError"),
-        ("B", "fc1.weight received no gradient"),
-        ("C", "gradient of fc1.weight"),
-        ("D", "gradients carry over"),
-        ("E", "returned loss inf"),
-        ("G", "never changed"),
-        ("I", "modified by an inplace operation"),
-    ],
-)
-def test_part2_the_broken_code_itself_fails_with_what_was_observed(bug, words):
-    ex_id = next(e for e, ex in EXERCISES.items() if ex.bug == bug)
-    verdict = _fix_verdict(ex_id, *build_broken(bug))
-    assert verdict.outcome is Outcome.INCORRECT
-    assert words in verdict.message
-
-
-def test_part2_swapped_model_fails():
-    def setup(seed, device):
-        model = TinyNet(seed=seed + 99)
-        return model, torch.optim.Adam(model.parameters(), lr=0.03)
-
-    _, step = _functions(CORRECT_SETUP, CORRECT_STEP)
-    verdict = _fix_verdict("A", setup, step)
-    assert verdict.outcome is Outcome.INCORRECT and "starts from different weights" in verdict.message
-
-
-def test_part2_loss_rebuilt_from_numbers_fails():
-    setup, real_step = _functions(CORRECT_SETUP, CORRECT_STEP)
-
-    def step(model, optimizer, inputs, targets):
-        loss = real_step(model, optimizer, inputs, targets)
-        return torch.tensor(float(loss.detach()) * 0.1)  # a number that only looks like the loss
-
-    verdict = _fix_verdict("A", setup, step)
-    assert verdict.outcome is Outcome.INCORRECT and "return the loss you train on" in verdict.message
-
-
-def test_part2_skipping_the_broken_part_fails():
-    setup, _ = _functions(CORRECT_SETUP, CORRECT_STEP)
-
-    def step(model, optimizer, inputs, targets):  # trains fc2 only, so fc1 never moves
+def test_part2_a_fake_loss_or_another_model_fails():
+    def fake_step(model, optimizer, inputs, targets):
         optimizer.zero_grad()
-        loss = F.mse_loss(model.fc2(torch.relu(model.fc1(inputs).detach())), targets)
+        loss = F.mse_loss(model(inputs), targets)
         loss.backward()
         optimizer.step()
-        return loss
+        return torch.tensor(float(loss) * 0.5)
 
-    verdict = _fix_verdict("C", setup, step)
-    assert verdict.outcome is Outcome.INCORRECT and "fc1.weight received no gradient" in verdict.message
+    fake = _run_fix("A", fixed_step=fake_step)
+    assert dict(fake.checks)["true_loss"] is False and "return the loss you train on" in fake.message
 
+    def other_setup(seed, device):
+        model = TinyNet(seed + 1)
+        return model, torch.optim.Adam(model.parameters(), lr=0.03)
 
-def test_check_raises_one_line_errors_and_reads_notebook_globals(capsys):
-    ex = challenge("A", SEED)
-    with pytest.raises(NotAttemptedError) as caught:
-        ex.part1.check(stage=NotAttempted, evidence=NotAttempted)
-    assert caught.value._render_traceback_() == [f"NotAttemptedError: {caught.value.verdict.text()}"]
-    with pytest.raises(Incorrect) as wrong:
-        ex.part1.check(stage=Stage.OK, evidence=_evidence("A"))
-    assert len(wrong.value._render_traceback_()) == 1
-    globals()["stage"], globals()["evidence"] = Stage.LOSS_NOT_IN_GRAPH, _evidence("A")
-    try:
-        assert ex.part1.check() is None  # read from this module's globals, like a notebook's
-    finally:
-        del globals()["stage"], globals()["evidence"]
-    assert "A part 1: correct" in capsys.readouterr().out
+    swapped = _run_fix("B", fixed_setup=other_setup)
+    assert swapped.outcome is Outcome.INCORRECT and "different weights" in swapped.message
 
 
-def test_verdict_html_is_a_coloured_block():
-    verdict = part1_verdict(EXERCISES["A"], SEED, NotAttempted, NotAttempted)
-    html = verdict._repr_html_()
-    assert html.startswith("<div") and "background:" in html and "not attempted" in html
+def test_part2_verdict_is_a_pure_function_of_plain_data():
+    ns, ex = notebook("M1")
+    exec(PARTS[2].solution(ex.variant), ns)
+    trace = fix_trace(ex.variant, {"fixed_setup": ns["fixed_setup"]}, 0, "cpu")
+    assert len(trace["losses"]) == FIX_STEPS
+    assert part2_verdict("M1", None, trace).outcome is Outcome.CORRECT
+    assert part2_verdict("M1", None, {"not_attempted": True}).outcome is Outcome.NOT_ATTEMPTED
+    assert part2_verdict("M1", "someone", {"error": "boom"}).message == "boom"
 
 
-def test_hints_have_levels_and_reject_bad_levels(capsys):
-    part = challenge("D").part1
-    part.hint()
-    part.hint(2)
+def test_hints_out_of_range_say_how_many_without_raising(capsys):
+    _, ex = notebook("A")
+    ex.part1.hint(3)
+    ex.part2.hint(0)
     out = capsys.readouterr().out
-    assert "Hint 1/2" in out and "Hint 2/2" in out
-    with pytest.raises(ValueError, match="hint level from 1 to 2"):
-        part.hint(3)
+    assert "Part 1 has 2 hints: ask for hint(1) to hint(2); 3 is not one of them." in out
+    assert "Part 2 has 2 hints" in out
+    assert ex.usage == []  # a refused hint is not recorded as used
 
 
-def test_solution_prints_the_solution_region(capsys):
-    challenge("C").part2.solution()
+def test_hint_and_solution_record_their_use(capsys):
+    _, ex = notebook("M2")
+    ex.part1.hint()
+    ex.part2.hint(2)
+    ex.part2.solution()
     out = capsys.readouterr().out
-    assert "def fixed_setup" in out and "BEGIN SOLUTION" not in out
+    assert "Hint 1/2:" in out and "def fixed_compute_loss(" in out  # M2's default bug lives in compute_loss
+    assert ex.usage == [
+        {"exercise": "M2", "part": 1, "kind": "hint", "level": 1},
+        {"exercise": "M2", "part": 2, "kind": "hint", "level": 2},
+        {"exercise": "M2", "part": 2, "kind": "solution", "level": 3},
+    ]
 
 
-def test_unknown_exercise_and_bad_seed_are_clear_errors():
+def test_verdict_renders_one_bundle_with_html_text_and_json():
+    ns, ex = notebook("A")
+    exec(PARTS[2].solution(ex.variant), ns)
+    bundle = ex.part2.verdict()._repr_mimebundle_()
+    assert bundle["text/plain"].startswith("A part 2: correct.")
+    assert "#c8e6c9" in bundle["text/html"] and "no_carryover" in bundle["text/html"]
+    data = bundle["application/vnd.autograd-course.verdict+json"]
+    assert data["status"] == "passed" and [name for name, _ in data["checks"]] == list(CHECKS)
+
+
+def test_binding_needs_the_namespace_and_an_int_seed():
+    with pytest.raises(TypeError, match="globals"):
+        Challenge("A", None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="int `seed`"):
+        Challenge("A", {"seed": "0"})
     with pytest.raises(KeyError, match="expected one of A, B"):
-        challenge("Z")
-    with pytest.raises(TypeError, match="int seed"):
-        challenge("A", seed="0")
-
-
-def test_catalogue_has_at_least_eight_bugs_with_distinct_code():
-    assert len(BUGS) >= 8
-    codes = {b.setup + b.step for b in BUGS.values()}
-    assert len(codes) == len(BUGS)
-    assert {"A", "B", "C", "D", "E"} <= set(BUGS)
-    assert sum(ex.mystery for ex in EXERCISES.values()) >= 3
+        Challenge("Z", {})

@@ -1,77 +1,72 @@
-"""The kernel-side export and the grader-side judging of exported files, without a kernel."""
+"""The kernel-side export, judged by the pure verdict functions the grader calls (C4), without a kernel."""
 
 from __future__ import annotations
 
 import json
-import pickle
 
 import torch
+import torch.nn.functional as F
 
-from autograd_course.challenge import NotAttempted
-from autograd_course.challenge.catalogue import CORRECT_SETUP, CORRECT_STEP
+import helpers
+from autograd_course.challenge import PARTS, NotAttempted, Outcome, Variant, part1_verdict, part2_verdict
 from autograd_course.challenge.export import export_answers, export_path
-from autograd_course.challenge.grading import judge_export
-from helpers import Stage, TinyNet, debug_tensor, make_tiny_problem
+from autograd_course.challenge.variants import LEARNER_ENV, variant_for
+from helpers import make_tiny_problem
 
 
-def _namespace(**answers):
-    ns = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet, "seed": 0}
-    exec(
-        CORRECT_SETUP.replace("broken_setup", "fixed_setup")
-        + CORRECT_STEP.replace("broken_step", "fixed_step"),
-        ns,
-    )
-    ns.update(answers)
+def _judge(tmp_path, ex_id: str, learner: str | None):
+    """What the grader does: read the files, draw the learner's variant itself, call the verdicts."""
+    data = json.loads(export_path(tmp_path, ex_id, 1).read_text())
+    trace = torch.load(export_path(tmp_path, ex_id, 2), weights_only=True)
+    one = part1_verdict(ex_id, learner, data["stage"], data["summary"], data["seed"])
+    two = part2_verdict(ex_id, learner, trace, trace["seed"])
+    return data, one, two
+
+
+def _solved_namespace(ex_id: str, variant: Variant) -> dict:
+    ns = {"seed": 0, "device": "cpu", "torch": torch, "F": F}
+    ns |= {name: getattr(helpers, name) for name in helpers.__all__}
+    from autograd_course.challenge.catalogue import build_broken
+
+    code = build_broken(variant)
+    ns |= {k: code[k] for k in ("broken_setup", "compute_loss", "broken_step")}
+    ns["inputs"], ns["targets"] = make_tiny_problem(0)
+    for spec in PARTS.values():
+        exec(spec.solution(variant), ns)
     return ns
 
 
-def test_placeholders_export_as_not_attempted(tmp_path):
-    export_answers(
-        {"stage": NotAttempted, "evidence": NotAttempted, "fixed_setup": NotAttempted},
-        str(tmp_path),
-        "A",
-        [1, 2],
-    )
-    for part in (1, 2):
-        record = judge_export("s.ipynb", tmp_path, "A", part, has_answer_cell=True)
-        assert record.status == "not_attempted"
+def test_placeholders_export_as_not_attempted(tmp_path, monkeypatch):
+    monkeypatch.delenv(LEARNER_ENV, raising=False)
+    export_answers({"stage": NotAttempted, "evidence": NotAttempted}, str(tmp_path), "A", [1, 2])
+    data, one, two = _judge(tmp_path, "A", None)
+    assert data["not_attempted"] and data["summary"] is None
+    assert one.outcome is two.outcome is Outcome.NOT_ATTEMPTED
 
 
-def test_real_answers_export_and_pass(tmp_path):
-    x, y = make_tiny_problem(0)
-    torch.manual_seed(0)
-    loss = torch.nn.functional.mse_loss(TinyNet()(x).detach(), y)
-    ns = _namespace(stage=Stage.LOSS_NOT_IN_GRAPH, evidence=debug_tensor("loss", loss))
-    export_answers(ns, str(tmp_path), "A", [1, 2])
-    assert json.loads(export_path(tmp_path, "A", 1).read_text())["stage"] == "LOSS_NOT_IN_GRAPH"
-    assert [judge_export("s", tmp_path, "A", p, True).status for p in (1, 2)] == ["passed", "passed"]
+def test_a_learners_answers_export_with_their_variant_and_pass(tmp_path, monkeypatch):
+    monkeypatch.setenv(LEARNER_ENV, "ada")
+    variant = variant_for("ada", "M3")
+    export_answers(_solved_namespace("M3", variant), str(tmp_path), "M3", [1, 2])
+    data, one, two = _judge(tmp_path, "M3", "ada")
+    assert Variant.from_json(data["variant"]) == variant and data["learner"] == "ada"
+    assert one.outcome is Outcome.CORRECT, one.message
+    assert two.outcome is Outcome.CORRECT and all(ok for _, ok in two.checks), two.message
 
 
-def test_forged_or_unreadable_exports_fail_without_running_them(tmp_path, capsys):
-    class Evil:
-        def __reduce__(self):
-            return (print, ("this must never run in the grader",))
-
-    export_path(tmp_path, "A", 2).write_bytes(pickle.dumps(Evil(), protocol=2))
-    export_path(tmp_path, "A", 1).write_text(
-        '{"seed": 0, "stage": "LOSS_NOT_IN_GRAPH", "summary": {"type": 3}}'
-    )
-    p1, p2 = (judge_export("s", tmp_path, "A", p, True) for p in (1, 2))
-    assert p1.status == "failed" and p2.status == "failed"
-    assert "could not be read" in p2.message
-    assert "must never run" not in capsys.readouterr().out
+def test_judged_against_someone_elses_draw_the_same_answers_fail(tmp_path, monkeypatch):
+    monkeypatch.setenv(LEARNER_ENV, "ada")
+    ada = variant_for("ada", "M1")
+    other = next(who for who in (f"s{i}" for i in range(50)) if variant_for(who, "M1").bug != ada.bug)
+    export_answers(_solved_namespace("M1", ada), str(tmp_path), "M1", [1])
+    data = json.loads(export_path(tmp_path, "M1", 1).read_text())
+    assert part1_verdict("M1", other, data["stage"], data["summary"]).outcome is Outcome.INCORRECT
 
 
-def test_a_forged_summary_that_does_not_match_the_broken_run_fails(tmp_path):
+def test_a_forged_summary_that_does_not_match_the_broken_run_fails():
     fake = {"type": "TensorInfo", "shape": [], "requires_grad": False, "grad_fn": None}
     fake |= {"min": 1.0, "max": 1.0, "mean": 1.0, "nan": 0, "inf": 0}
-    export_path(tmp_path, "A", 1).write_text(
-        json.dumps({"seed": 0, "stage": "LOSS_NOT_IN_GRAPH", "summary": fake})
-    )
-    record = judge_export("s", tmp_path, "A", 1, True)
-    assert record.status == "failed" and "does not match" in record.message
-
-
-def test_missing_export_is_an_error_and_missing_answer_cell_not_attempted(tmp_path):
-    assert judge_export("s", tmp_path, "B", 1, True).status == "error"
-    assert judge_export("s", tmp_path, "B", 1, False).status == "not_attempted"
+    verdict = part1_verdict("A", None, "LOSS_NOT_IN_GRAPH", fake)
+    assert verdict.outcome is Outcome.INCORRECT and "does not match" in verdict.message
+    broken = part1_verdict("A", None, "LOSS_NOT_IN_GRAPH", {"type": 3})
+    assert broken.outcome is Outcome.INCORRECT and "cannot read" in broken.message

@@ -1,4 +1,9 @@
-"""The bug catalogue: every planted bug, its broken code, the stage it breaks, and the exercises."""
+"""The bug catalogue: every planted bug, where it lives, the stage it breaks, and the exercises.
+
+Broken code is rendered from a variant (bug + code shape, see variants.py): three functions,
+`broken_setup(seed, device)`, `compute_loss(model, inputs, targets)` and
+`broken_step(model, optimizer, inputs, targets)`; each bug edits one of them.
+"""
 
 from __future__ import annotations
 
@@ -7,62 +12,159 @@ from dataclasses import dataclass
 
 import torch
 
+from autograd_course.challenge.variants import Shape, Variant
 from helpers import Stage, TinyNet
 
 __all__ = [
     "BUGS",
-    "CORRECT_SETUP",
-    "CORRECT_STEP",
     "EXERCISES",
+    "FIXABLE",
     "Bug",
     "Exercise",
     "build_broken",
+    "drawable_bugs",
     "exercise",
+    "fixed_code",
+    "render",
+    "stage_of",
 ]
 
-# The working setup and step every bug starts from (the broken versions change one thing).
-CORRECT_SETUP = """\
-def broken_setup(seed, device):
-    torch.manual_seed(seed)
-    model = TinyNet().to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.03)
-    return model, optimizer
-"""
-CORRECT_STEP = """\
-def broken_step(model, optimizer, inputs, targets):
-    optimizer.zero_grad()
-    outputs = model(inputs)
-    loss = F.mse_loss(outputs, targets)
-    loss.backward()
-    optimizer.step()
-    return loss
-"""
+# The function each part-2 answer replaces: learner's name -> name in the broken code.
+FIXABLE = {"fixed_setup": "broken_setup", "fixed_compute_loss": "compute_loss", "fixed_step": "broken_step"}
+
+_TINY_STACK = '''\
+class TinyStack(torch.nn.Module):
+    """TinyNet written as a first layer and a stack of output layers."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(4, 8)
+        self.head = [torch.nn.Linear(8, 1)]  # room for more output heads later
+
+    def forward(self, x):
+        return self.head[0](torch.relu(self.fc1(x)))
+
+
+'''
+
+
+def _slots(shape: Shape) -> dict:
+    out = shape.pick("out")
+    return {
+        "prelude": "",
+        "model": "model = TinyNet().to(device)",
+        "train": shape.pick("train"),
+        "freeze": [],
+        "params": shape.pick("params"),
+        "lr": "0.03",
+        "optimizer": shape.pick("optimizer"),
+        "after": [],
+        "out": out,
+        "forward": [f"{out} = {shape.pick('forward')}"],
+        "post": [],
+        "loss": shape.pick("loss").format(out=out),
+        "globals": [],
+        "zero": shape.pick("zero"),
+        "call": ["loss = compute_loss(model, inputs, targets)"],
+        "backward": ["loss.backward()"],
+        "log": shape.pick("log"),
+        "ret": shape.pick("ret"),
+    }
+
+
+def _body(*items: str | list[str]) -> str:
+    lines: list[str] = []
+    for item in items:
+        lines += item if isinstance(item, list) else [item]
+    return "".join(f"    {line}\n" for line in lines if line)
+
+
+def _code(s: dict) -> str:
+    optimizer = s["optimizer"].format(params=s["params"], lr=s["lr"])
+    return (
+        s["prelude"]
+        + "def broken_setup(seed, device):\n"
+        + _body("torch.manual_seed(seed)", s["model"], s["train"], s["freeze"])
+        + _body(f"optimizer = {optimizer}", s["after"], "return model, optimizer")
+        + "\n\ndef compute_loss(model, inputs, targets):\n"
+        + _body(s["forward"], s["post"], f"return {s['loss']}")
+        + "\n\ndef broken_step(model, optimizer, inputs, targets):\n"
+        + _body(s["globals"], s["zero"], s["call"], s["backward"], "optimizer.step()", s["log"], s["ret"])
+    )
 
 
 @dataclass(frozen=True)
 class Bug:
-    """One planted bug: its code (a broken setup and step), the stage it breaks, and hints."""
+    """One planted bug: the code edit, the function it lives in, the stage it breaks, hints, proof."""
 
     key: str
     title: str
-    stage: Stage
-    setup: str
-    step: str
+    stage: str  # a helpers.Stage member name (a name, so a stage the toolkit adds later can be declared)
+    where: str  # the function holding the bug: broken_setup, compute_loss or broken_step
+    edit: Callable[[dict], None]
     hints: tuple[str, ...]
-    fix_hints: tuple[str, ...]
+    proof: str  # reference part-1 code: computes `evidence` and sets `stage`
+    lesson: str  # shown once part 1 is correct
+    pins: tuple[tuple[str, int], ...] = ()  # slot choices this bug needs, in broken and fixed code alike
 
     def __repr__(self) -> str:
-        return f"Bug({self.key}: {self.title!r}, breaks {self.stage!r})"
+        return f"Bug({self.key}: {self.title!r}, breaks Stage.{self.stage})"
 
 
-def _edit(text: str, old: str, new: str) -> str:
-    if old not in text:
-        raise ValueError(f"catalogue edit: {old!r} not found")
-    return text.replace(old, new)
+def _set(**values: object) -> Callable[[dict], None]:
+    return lambda s: s.update(values)
 
 
-_HINT_REPORTS = "Run one broken step, then ask the helpers: gradient_report, classify_parameter_gradients, "
-_FIX_COMMON = "Return the loss you called backward() on; the check recomputes it from the model's weights."
+def _detach(s: dict) -> None:
+    s["forward"][-1] += ".detach()"
+
+
+def _divide(s: dict) -> None:
+    s["post"] = [f"{s['out']} = {s['out']} / 0"]
+
+
+def _log_zero(s: dict) -> None:
+    s["post"] = [f"{s['out']} = torch.log(torch.relu({s['out']}))"]
+    s["loss"] = f"F.mse_loss({s['out']}, torch.log1p(targets.abs()))"
+
+
+def _in_place(s: dict) -> None:
+    out = s["out"]
+    s["forward"] = [
+        "hidden = torch.relu(model.fc1(inputs))",
+        f"{out} = model.fc2(hidden)",
+        "hidden.mul_(0.5)",
+    ]
+
+
+def _softmax(s: dict) -> None:
+    s["post"] = [f"{s['out']} = torch.softmax({s['out']}, dim=1)"]
+
+
+def _running_total(s: dict) -> None:
+    s["prelude"] = "running_loss = 0.0  # summed over steps for the training log\n\n\n"
+    s["globals"] = ["global running_loss"]
+    s["backward"] = ["running_loss = running_loss + loss", "running_loss.backward()"]
+
+
+def _plain_list(s: dict) -> None:
+    s["prelude"] = _TINY_STACK
+    s["model"] = "model = TinyStack().to(device)"
+
+
+_PLAIN_CALL = (("forward", 0),)  # `model(inputs)`: TinyStack has no fc2 to call directly
+
+
+_RUN = "model, optimizer = broken_setup(seed, device)\n"
+_DIAGNOSE = (
+    _RUN + "evidence = diagnose(lambda: broken_step(model, optimizer, inputs, targets), model, optimizer)\n"
+    "print(evidence)\n"
+)
+_RAISES = (
+    _RUN + "with expect_error(RuntimeError) as caught:\n"
+    "    broken_step(model, optimizer, inputs, targets)\n"
+    "evidence = caught.exception  # the error the broken step raises\n"
+)
 
 BUGS: dict[str, Bug] = {
     bug.key: bug
@@ -70,167 +172,238 @@ BUGS: dict[str, Bug] = {
         Bug(
             "A",
             "the output is detached before the loss",
-            Stage.LOSS_NOT_IN_GRAPH,
-            CORRECT_SETUP,
-            _edit(CORRECT_STEP, "outputs = model(inputs)", "outputs = model(inputs).detach()"),
+            "LOSS_NOT_IN_GRAPH",
+            "compute_loss",
+            _detach,
             (
-                "backward() fails before any gradient exists: look at the loss itself, "
-                "not at the parameters.",
-                "debug_tensor('loss', loss) on the loss the broken step builds: does it require grad, "
-                "and does it have a grad_fn?",
+                "backward() fails before any gradient exists: look at the loss, not at the parameters.",
+                "The error the broken step raises, debug_tensor on the loss compute_loss returns, or "
+                "autograd_graph(loss, model): is anything recorded?",
             ),
-            ("Keep the output in the graph; change nothing else.", _FIX_COMMON),
+            _RAISES + "stage = Stage.LOSS_NOT_IN_GRAPH\n",
+            "`.detach()` on the output cuts every parameter out of the loss's graph: the loss has no "
+            "grad_fn, so backward() raises before any gradient exists.",
         ),
         Bug(
             "B",
             "fc1 is frozen",
-            Stage.PARAMS_FROZEN,
-            _edit(
-                CORRECT_SETUP,
-                "    optimizer =",
-                "    for param in model.fc1.parameters():\n"
-                "        param.requires_grad = False\n    optimizer =",
-            ),
-            CORRECT_STEP,
+            "PARAMS_FROZEN",
+            "broken_setup",
+            _set(freeze=["for param in model.fc1.parameters():", "    param.requires_grad = False"]),
             (
                 "The step runs and the loss even falls a little. Ask which parameters can train at all.",
-                "parameter_report(model) or classify_parameter_gradients(model, optimizer) after one step.",
+                "parameter_report(model), or classify_parameter_gradients(model, optimizer) after one step.",
             ),
-            ("Every parameter of TinyNet must train.", _FIX_COMMON),
+            _RUN + "evidence = parameter_report(model)\nprint(evidence)\nstage = Stage.PARAMS_FROZEN\n",
+            "A parameter with requires_grad=False is never recorded, gets no gradient and never trains; "
+            "parameter_report shows it before a single step runs.",
         ),
         Bug(
             "C",
             "the optimizer holds fc2 only",
-            Stage.NOT_IN_OPTIMIZER,
-            _edit(CORRECT_SETUP, "Adam(model.parameters()", "Adam(model.fc2.parameters()"),
-            CORRECT_STEP,
+            "NOT_IN_OPTIMIZER",
+            "broken_setup",
+            _set(params="model.fc2.parameters()"),
             (
                 "Every parameter gets a gradient, yet some never move. Which ones does the optimizer know?",
                 "classify_parameter_gradients(model, optimizer) after one broken step, or "
                 "snapshot_parameters / parameter_changes around it.",
             ),
-            ("The optimizer must hold every parameter of the model.", _FIX_COMMON),
+            _RUN + "broken_step(model, optimizer, inputs, targets)\n"
+            "evidence = classify_parameter_gradients(model, optimizer)\nprint(evidence)\n"
+            "stage = Stage.NOT_IN_OPTIMIZER\n",
+            "The optimizer only updates the tensors it was given: gradients reach fc1, but nothing moves it.",
         ),
         Bug(
             "D",
             "zero_grad() is missing",
-            Stage.GRADS_ACCUMULATING,
-            CORRECT_SETUP,
-            _edit(CORRECT_STEP, "    optimizer.zero_grad()\n", ""),
+            "GRADS_ACCUMULATING",
+            "broken_step",
+            _set(zero=""),
             (
                 "One step looks fine. Compare the gradients of several steps in a row.",
-                "Keep a list of gradient_report(model) (or grad_norm(model)) after each of three broken "
-                "steps; that list is your evidence.",
+                "Keep grad_norm(model) (or gradient_report(model)) after each of three broken steps in a "
+                "list; that list is your evidence if the gradients grow.",
             ),
-            ("Each step's gradient must come from that step's loss alone.", _FIX_COMMON),
+            _RUN + "evidence = []\nfor _ in range(3):\n"
+            "    broken_step(model, optimizer, inputs, targets)\n"
+            "    evidence.append(grad_norm(model))\nprint(evidence)\n"
+            "stage = Stage.GRADS_ACCUMULATING\n",
+            "backward() adds to .grad; without zero_grad() each step's gradient carries every earlier one, "
+            "so the gradient norm grows step after step.",
         ),
         Bug(
             "E",
             "the output is divided by zero",
-            Stage.FORWARD_NON_FINITE,
-            CORRECT_SETUP,
-            _edit(
-                CORRECT_STEP,
-                "    loss = F.mse_loss(outputs, targets)",
-                "    outputs = outputs / 0\n    loss = F.mse_loss(outputs, targets)",
-            ),
+            "FORWARD_NON_FINITE",
+            "compute_loss",
+            _divide,
             (
                 "Nothing raises, but look at the numbers the forward pass produces.",
-                "assert_finite('outputs', outputs) on the broken forward pass: keep the NonFiniteError it "
-                "raises (try/except) as your evidence, or debug_tensor the outputs.",
+                "assert_finite on the loss compute_loss returns: keep the NonFiniteError it raises as "
+                "your evidence, or debug_tensor it.",
             ),
-            ("The forward pass must stay finite; keep the model's output as it is.", _FIX_COMMON),
+            _RUN + "with expect_error(NonFiniteError) as caught:\n"
+            "    assert_finite('loss', compute_loss(model, inputs, targets))\n"
+            "evidence = caught.exception\nstage = Stage.FORWARD_NON_FINITE\n",
+            "Dividing by zero turns every output into Inf (or NaN), and everything computed from it follows.",
         ),
         Bug(
             "F",
-            "the step runs under no_grad",
-            Stage.GRAD_MODE_DISABLED,
-            CORRECT_SETUP,
-            _edit(
-                CORRECT_STEP,
-                "    outputs = model(inputs)\n    loss = F.mse_loss(outputs, targets)\n",
-                "    with torch.no_grad():\n        outputs = model(inputs)\n"
-                "        loss = F.mse_loss(outputs, targets)\n",
-            ),
+            "the loss is computed under no_grad",
+            "GRAD_MODE_DISABLED",
+            "broken_step",
+            _set(call=["with torch.no_grad():", "    loss = compute_loss(model, inputs, targets)"]),
             (
                 "backward() fails: was anything recorded while the forward pass ran?",
-                "Rebuild the forward pass as the step does and debug_tensor the loss: "
-                "requires_grad, grad_fn.",
+                "diagnose the broken step, or debug_tensor the loss as the step computes it.",
             ),
-            ("The forward pass must run with grad mode on.", _FIX_COMMON),
+            _DIAGNOSE + "stage = Stage.GRAD_MODE_DISABLED\n",
+            "Under torch.no_grad() nothing is recorded, so the loss has no grad_fn and backward() raises.",
+            # diagnose sees grad mode through the model's own call; model.forward(...) and direct layer
+            # calls hide it from the doctor (reported to the toolkit), so this bug keeps the plain call.
+            _PLAIN_CALL,
         ),
         Bug(
             "G",
             "the learning rate is zero",
-            Stage.PARAMS_NOT_UPDATED,
-            _edit(CORRECT_SETUP, "lr=0.03", "lr=0.0"),
-            CORRECT_STEP,
+            "PARAMS_NOT_UPDATED",
+            "broken_setup",
+            _set(lr="0.0"),
             (
                 "Gradients look healthy. Did the step change anything?",
-                "snapshot_parameters(model) before one broken step, "
-                "parameter_changes(model, snapshot) after.",
+                "snapshot_parameters(model) before a broken step, parameter_changes(model, snapshot) after.",
             ),
-            ("optimizer.step() must move the weights.", _FIX_COMMON),
+            _RUN + "before = snapshot_parameters(model)\nbroken_step(model, optimizer, inputs, targets)\n"
+            "evidence = parameter_changes(model, before)\nprint(evidence)\n"
+            "stage = Stage.PARAMS_NOT_UPDATED\n",
+            "With a learning rate of zero, optimizer.step() runs and changes nothing.",
         ),
         Bug(
             "H",
             "a layer is replaced after the optimizer was built",
-            Stage.NOT_IN_OPTIMIZER,
-            _edit(
-                CORRECT_SETUP,
-                "    return model, optimizer",
-                "    model.fc2 = torch.nn.Linear(8, 1).to(device)\n    return model, optimizer",
-            ),
-            CORRECT_STEP,
+            "NOT_IN_OPTIMIZER",
+            "broken_setup",
+            _set(after=["model.fc2 = torch.nn.Linear(8, 1).to(device)"]),
             (
-                "Every parameter gets a gradient, yet some never move. "
-                "Which tensors does the optimizer hold?",
+                "Every parameter gets a gradient, yet some never move. Which tensors does the optimizer "
+                "hold?",
                 "classify_parameter_gradients(model, optimizer) after one broken step.",
             ),
-            ("The optimizer must hold the tensors the model uses now.", _FIX_COMMON),
+            _RUN + "broken_step(model, optimizer, inputs, targets)\n"
+            "evidence = classify_parameter_gradients(model, optimizer)\nprint(evidence)\n"
+            "stage = Stage.NOT_IN_OPTIMIZER\n",
+            "The optimizer keeps the tensors it was built with; a layer replaced later is missing from it.",
         ),
         Bug(
             "I",
             "a saved tensor is changed in place",
-            Stage.BACKWARD_FAILED,
-            CORRECT_SETUP,
-            _edit(
-                CORRECT_STEP,
-                "    outputs = model(inputs)\n",
-                "    hidden = torch.relu(model.fc1(inputs))\n    outputs = model.fc2(hidden)\n"
-                "    hidden.mul_(0.5)\n",
-            ),
+            "BACKWARD_FAILED",
+            "compute_loss",
+            _in_place,
             (
                 "backward() raises. Read the error, all of it: what was modified, and what version?",
-                "with expect_error(RuntimeError, 'inplace') as caught: run one broken step; `caught` is "
+                "with expect_error(RuntimeError) as caught: run one broken step; caught.exception is "
                 "your evidence.",
             ),
-            ("Never change a tensor autograd saved for backward.", _FIX_COMMON),
+            _RAISES + "print(evidence)\nstage = Stage.BACKWARD_FAILED\n",
+            "Autograd saved the tensor for backward; changing it in place bumps its version, and "
+            "backward() refuses to use a modified value.",
         ),
         Bug(
             "J",
             "log(0) in the loss",
-            Stage.FORWARD_NON_FINITE,
-            CORRECT_SETUP,
-            _edit(
-                CORRECT_STEP,
-                "    loss = F.mse_loss(outputs, targets)",
-                "    predicted = torch.log(torch.relu(outputs))\n"
-                "    loss = F.mse_loss(predicted, torch.log1p(targets.abs()))",
-            ),
+            "FORWARD_NON_FINITE",
+            "compute_loss",
+            _log_zero,
             (
                 "The loss is not a number you can train on. Where does it stop being finite?",
-                "assert_finite or debug_tensor on each intermediate tensor of the broken forward pass.",
+                "assert_finite or debug_tensor on what compute_loss returns.",
             ),
-            ("Train on the mean squared error of the model's output.", _FIX_COMMON),
+            _RUN + "evidence = debug_tensor('loss', compute_loss(model, inputs, targets))\nprint(evidence)\n"
+            "stage = Stage.FORWARD_NON_FINITE\n",
+            "relu makes zeros and log(0) is -Inf: the loss is not finite from the first step.",
+        ),
+        Bug(
+            "K",
+            "softmax over a one-output head before the loss",
+            "GRAD_MAGNITUDE",
+            "compute_loss",
+            _softmax,
+            (
+                "The loss never changes. How big are the gradients?",
+                "gradient_report(model) or grad_norm(model) after one broken step, or diagnose it.",
+            ),
+            _RUN + "broken_step(model, optimizer, inputs, targets)\n"
+            "evidence = gradient_report(model)\nprint(evidence)\nstage = Stage.GRAD_MAGNITUDE\n",
+            "softmax over a dimension of size one is always 1: the loss is constant and every gradient "
+            "is exactly zero (the field version: softmax before CrossEntropyLoss, which applies its own).",
+        ),
+        Bug(
+            "L",
+            "the logged running loss keeps every step's graph",
+            "BACKWARD_FAILED",
+            "broken_step",
+            _running_total,
+            (
+                "The first step works; the second raises. What does the second backward go through?",
+                "Run two broken steps under expect_error(RuntimeError), or diagnose the step.",
+            ),
+            _DIAGNOSE + "stage = Stage.BACKWARD_FAILED\n",
+            "A running total built from loss tensors keeps every step's graph alive (a memory leak), "
+            "and backward() through it reaches the first step's freed graph. Log loss.item() instead.",
+        ),
+        Bug(
+            "M",
+            "a layer kept in a plain Python list",
+            "UNREGISTERED",
+            "broken_setup",
+            _plain_list,
+            (
+                "The loss falls, slowly. Is every layer the forward pass uses a parameter of the model?",
+                "Compare parameter_report(model) with the layers forward() calls.",
+            ),
+            _DIAGNOSE + "stage = Stage.UNREGISTERED\n",
+            "A module in a plain list is not registered: model.parameters() skips it, so the optimizer "
+            "never trains it. Use nn.ModuleList.",
+            _PLAIN_CALL,
         ),
     ]
 }
 
 
+def stage_of(bug_key: str) -> Stage | None:
+    """The helpers.Stage this bug breaks, or None while the toolkit does not have that stage yet."""
+    return Stage.__members__.get(BUGS[bug_key].stage)
+
+
+def drawable_bugs() -> list[str]:
+    """Bugs a mystery round can draw: every catalogue bug whose stage the toolkit can name."""
+    return [key for key in BUGS if stage_of(key) is not None]
+
+
+def _pinned(variant: Variant) -> Shape:
+    shape = variant.shape
+    for slot, choice in BUGS[variant.bug].pins:
+        shape = shape.with_choice(slot, choice)
+    return shape
+
+
+def render(variant: Variant) -> str:
+    """The source of the broken code of one variant."""
+    slots = _slots(_pinned(variant))
+    BUGS[variant.bug].edit(slots)
+    return _code(slots)
+
+
+def fixed_code(variant: Variant) -> str:
+    """The same code shape with the bug removed: the reference answer of part 2."""
+    return _code(_slots(_pinned(variant)))
+
+
 @dataclass(frozen=True)
 class Exercise:
-    """One graded notebook: an id, a title, and the bug planted in it (hidden for mystery rounds)."""
+    """One graded notebook: an id, a title, and the default bug (mystery rounds draw theirs)."""
 
     id: str
     title: str
@@ -241,7 +414,6 @@ class Exercise:
         return f"Exercise({self.id}: {self.title!r})"
 
 
-# Mystery rounds draw from the catalogue; the notebook never names the bug.
 EXERCISES: dict[str, Exercise] = {
     ex.id: ex
     for ex in [
@@ -264,9 +436,11 @@ def exercise(exercise_id: str) -> Exercise:
     return EXERCISES[exercise_id]
 
 
-def build_broken(bug_key: str) -> tuple[Callable, Callable]:
-    """(broken_setup, broken_step) compiled from the catalogue's code for one bug."""
-    bug = BUGS[bug_key]
+def build_broken(variant: Variant | str, overrides: dict[str, Callable] | None = None) -> dict:
+    """The namespace of one variant's compiled broken code; overrides replace its functions by name."""
+    if isinstance(variant, str):
+        variant = Variant(variant)
     namespace: dict = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-    exec(compile(bug.setup + "\n\n" + bug.step, f"<broken code {bug_key}>", "exec"), namespace)
-    return namespace["broken_setup"], namespace["broken_step"]
+    exec(compile(render(variant), f"<broken code {variant.bug}>", "exec"), namespace)
+    namespace.update(overrides or {})
+    return namespace

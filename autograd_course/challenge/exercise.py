@@ -1,52 +1,53 @@
-"""The check API used inside the notebooks: `ex = challenge("A")`, `ex.part1.check()`, hints, solutions."""
+"""The check API inside the notebooks: `ex = challenge("A", globals())`, `ex.part1.check()`, hints, solutions.
+
+The learner's namespace is bound explicitly; checks show exactly one verdict and never raise, so
+Run All reaches the end of a notebook whatever its state.
+"""
 
 from __future__ import annotations
 
-import inspect
 import sys
 from collections.abc import Callable
 from typing import Any
 
-from autograd_course.challenge.catalogue import BUGS, Exercise, build_broken, exercise
-from autograd_course.challenge.evidence import judge_stage, stage_name, summarize
-from autograd_course.challenge.fixcheck import collect_fix_trace, judge_fix
-from autograd_course.challenge.verdict import Incorrect, NotAttempted, NotAttemptedError, Outcome, Verdict
+from autograd_course.challenge.catalogue import FIXABLE, build_broken, exercise, render
+from autograd_course.challenge.evidence import stage_name, summarize
+from autograd_course.challenge.fixcheck import collect_fix_trace
+from autograd_course.challenge.parts import PARTS, answers_of, part1_verdict, part2_verdict
+from autograd_course.challenge.variants import Variant, read_learner, variant_for
+from autograd_course.challenge.verdict import NotAttemptedError, Outcome, Verdict
 
-__all__ = ["Challenge", "Part", "challenge", "fix_trace_or_error", "part1_verdict", "part2_verdict"]
+__all__ = ["USAGE_MIME", "Challenge", "Part", "challenge", "fix_trace", "part2_verdict"]
 
-ANSWERS = {1: ("stage", "evidence"), 2: ("fixed_setup", "fixed_step")}
-
-
-def _in_jupyter() -> bool:
-    shell = sys.modules.get("IPython") and sys.modules["IPython"].get_ipython()
-    return bool(shell) and hasattr(shell, "kernel")
+USAGE_MIME = "application/vnd.autograd-course.usage+json"
 
 
-def _show(obj: Any, text: str) -> None:
-    if _in_jupyter():
+def _shell() -> Any:
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython else None
+    return shell if shell is not None and hasattr(shell, "kernel") else None
+
+
+def _show(obj: Any) -> None:
+    """One output: the rich display in Jupyter, the plain text elsewhere."""
+    if _shell() is not None:
         from IPython.display import display
 
         display(obj)
     else:
-        print(text)
+        print(repr(obj))
 
 
-def part1_verdict(ex: Exercise, seed: int, stage: Any, evidence: Any) -> Verdict:
-    """Judge part 1 from the learner's answers (summarised here, judged by trusted code)."""
-    if stage is NotAttempted or evidence is NotAttempted:
-        return Verdict(
-            ex.id, 1, Outcome.NOT_ATTEMPTED, "set `stage` and `evidence`, then run this cell again"
-        )
-    ok, message = judge_stage(ex.bug, seed, stage_name(stage), summarize(evidence))
-    return Verdict(ex.id, 1, Outcome.CORRECT if ok else Outcome.INCORRECT, message)
-
-
-def fix_trace_or_error(fixed_setup: Callable, fixed_step: Callable, seed: int, device: str) -> dict:
-    """collect_fix_trace, with an exception from the learner's code turned into an error entry."""
-    if not (callable(fixed_setup) and callable(fixed_step)):
-        return {"error": "fixed_setup and fixed_step must be functions"}
+def fix_trace(variant: Variant, answers: dict[str, Any], seed: int, device: str) -> dict:
+    """Run the broken code with the learner's fixed functions in place; exceptions become an error."""
+    if not answers:
+        return {"not_attempted": True}
+    wrong = [n for n, f in answers.items() if not callable(f)]
+    if wrong:
+        return {"error": f"{', '.join(wrong)} must be a function (def {wrong[0]}(...): ...)"}
+    code = build_broken(variant, {FIXABLE[n]: f for n, f in answers.items()})
     try:
-        return collect_fix_trace(fixed_setup, fixed_step, seed, device)
+        return collect_fix_trace(code["broken_setup"], code["broken_step"], seed, device)
     except NotAttemptedError:
         return {"not_attempted": True}
     except Exception as exc:  # the learner's code failed: report it as the observation
@@ -54,92 +55,110 @@ def fix_trace_or_error(fixed_setup: Callable, fixed_step: Callable, seed: int, d
         return {"error": f"your fixed training raised {type(exc).__name__}: {first[:160]}"}
 
 
-def part2_verdict(ex: Exercise, seed: int, trace: dict) -> Verdict:
-    """Judge part 2 from a recorded fix trace."""
-    if trace.get("not_attempted"):
-        return Verdict(
-            ex.id, 2, Outcome.NOT_ATTEMPTED, "define fixed_setup and fixed_step, then run this cell again"
-        )
-    ok, message = judge_fix(ex.bug, seed, trace)
-    return Verdict(ex.id, 2, Outcome.CORRECT if ok else Outcome.INCORRECT, message)
-
-
 class Part:
     """One graded part of an exercise: check(), hint(level), solution()."""
 
     def __init__(self, owner: Challenge, number: int) -> None:
-        self.owner, self.number = owner, number
+        self.owner, self.number, self.spec = owner, number, PARTS[number]
 
-    def _answers(self, given: dict[str, Any]) -> list[Any]:
-        frame = inspect.currentframe()
-        caller = frame.f_back.f_back.f_globals if frame and frame.f_back and frame.f_back.f_back else {}
-        return [given.get(n, caller.get(n, NotAttempted)) for n in ANSWERS[self.number]]
-
-    def check(self, **answers: Any) -> None:
-        """Check this part from the notebook's variables (or keyword answers); raise unless correct."""
-        ex, seed = self.owner.exercise, self.owner.seed
-        values = self._answers(answers)
+    def verdict(self) -> Verdict:
+        """This part's verdict from the bound namespace (computed, not shown)."""
+        ex = self.owner
+        answers = answers_of(self.number, ex.namespace)
         if self.number == 1:
-            verdict = part1_verdict(ex, seed, *values)
-        elif NotAttempted in values:
-            verdict = Verdict(
-                ex.id, 2, Outcome.NOT_ATTEMPTED, "define fixed_setup and fixed_step, then run again"
-            )
-        else:
-            verdict = part2_verdict(ex, seed, fix_trace_or_error(*values, seed, self.owner.device))
-        _show(verdict, verdict.text())
-        if verdict.outcome is Outcome.NOT_ATTEMPTED:
-            raise NotAttemptedError(verdict)
-        if verdict.outcome is Outcome.INCORRECT:
-            raise Incorrect(verdict)
+            if set(answers) != {"stage", "evidence"}:
+                return part1_verdict(ex.exercise.id, ex.variant, None, None, ex.seed)
+            summary = summarize(answers["evidence"])
+            return part1_verdict(ex.exercise.id, ex.variant, stage_name(answers["stage"]), summary, ex.seed)
+        trace = fix_trace(ex.variant, answers, ex.seed, ex.device)
+        return part2_verdict(ex.exercise.id, ex.variant, trace, ex.seed)
+
+    def check(self) -> None:
+        """Show this part's verdict (once); never raises, so Run All goes on."""
+        verdict = self.verdict()
+        self.owner.verdicts[self.number] = verdict
+        _show(verdict)
+
+    def _usage(self, kind: str, level: int) -> None:
+        record = {"exercise": self.owner.exercise.id, "part": self.number, "kind": kind, "level": level}
+        self.owner.usage.append(record)
+        shell = _shell()
+        if shell is not None:
+            from IPython.display import display
+
+            display({USAGE_MIME: record, "text/plain": ""}, raw=True)
 
     def hint(self, level: int = 1) -> None:
         """Print hint number `level` (1 is the gentlest)."""
-        bug = BUGS[self.owner.exercise.bug]
-        hints = bug.hints if self.number == 1 else bug.fix_hints
-        if not (isinstance(level, int) and 1 <= level <= len(hints)):
-            raise ValueError(f"expected a hint level from 1 to {len(hints)}, got {level!r}")
+        hints = self.spec.hints(self.owner.variant)
+        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= len(hints):
+            print(
+                f"Part {self.number} has {len(hints)} hints: ask for hint(1) to hint({len(hints)}); "
+                f"{level!r} is not one of them."
+            )
+            return
+        self._usage("hint", level)
         print(f"Hint {level}/{len(hints)}: {hints[level - 1]}")
 
     def solution(self) -> None:
-        """Print the reference solution of this part."""
-        from autograd_course.challenge.notebooks import solution_text
-
-        try:
-            text = solution_text(self.owner.exercise.id, self.number)
-        except (FileNotFoundError, LookupError) as exc:
-            print(f"No solution available: {exc}")
-            return
-        print(f"Solution, part {self.number}:\n{text}")
+        """Print the reference solution of this part, for this notebook's variant."""
+        self._usage("solution", len(self.spec.hints(self.owner.variant)) + 1)
+        print(f"Solution, part {self.number}:\n{self.spec.solution(self.owner.variant)}")
 
     def __repr__(self) -> str:
-        return f"Part({self.owner.exercise.id} part {self.number})"
+        return f"Part({self.owner.exercise.id} part {self.number}: {self.spec.title})"
 
 
 class Challenge:
-    """One exercise in a notebook: its broken code, part1 and part2."""
+    """One exercise bound to a notebook's namespace: its variant's broken code, part1 and part2."""
 
-    def __init__(self, exercise_id: str, seed: int = 0, device: str = "cpu") -> None:
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise TypeError(f"expected an int seed, got {seed!r}")
+    def __init__(
+        self,
+        exercise_id: str,
+        namespace: dict[str, Any],
+        *,
+        learner: str | None = None,
+        variant: Variant | None = None,
+    ) -> None:
+        if not isinstance(namespace, dict):
+            raise TypeError(
+                f"expected the notebook's namespace, challenge({exercise_id!r}, globals()); got {namespace!r}"
+            )
         self.exercise = exercise(exercise_id)
+        self.namespace = namespace
+        seed, device = namespace.get("seed", 0), namespace.get("device", "cpu")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"expected an int `seed` in the notebook, got {seed!r}")
         self.seed, self.device = seed, str(device)
+        self.learner = learner
+        self.variant = variant if variant is not None else variant_for(learner, exercise_id)
+        self.verdicts: dict[int, Verdict] = {}
+        self.usage: list[dict] = []
         self.part1, self.part2 = Part(self, 1), Part(self, 2)
 
-    def broken(self) -> tuple[Callable, Callable]:
-        """(broken_setup, broken_step): the code with the planted bug."""
-        return build_broken(self.exercise.bug)
+    def broken(self) -> tuple[Callable, Callable, Callable]:
+        """(broken_setup, compute_loss, broken_step): this notebook's code with the planted bug."""
+        code = build_broken(self.variant)
+        return code["broken_setup"], code["compute_loss"], code["broken_step"]
 
     def code(self) -> str:
-        """The source of broken_setup and broken_step."""
-        bug = BUGS[self.exercise.bug]
-        return bug.setup + "\n\n" + bug.step
+        """The source of the broken code."""
+        return render(self.variant)
+
+    def solved(self) -> bool:
+        """True when every part's last check was correct."""
+        return all(v.outcome is Outcome.CORRECT for v in self.verdicts.values()) and len(
+            self.verdicts
+        ) == len(PARTS)
 
     def __repr__(self) -> str:
-        ex = self.exercise
-        return f"Challenge({ex.id}: {ex.title!r}, seed={self.seed}, device={self.device!r})"
+        who = "default variant" if self.learner is None else f"learner {self.learner!r}"
+        return f"Challenge({self.exercise.id}: {self.exercise.title!r}, {who}, seed={self.seed})"
 
 
-def challenge(exercise_id: str, seed: int = 0, device: str = "cpu") -> Challenge:
-    """The exercise with this id (A-E, M1-M3) for a seed and device."""
-    return Challenge(exercise_id, seed, device)
+_AUTO = object()
+
+
+def challenge(exercise_id: str, namespace: dict[str, Any], learner: Any = _AUTO) -> Challenge:
+    """The exercise bound to a notebook's globals(); the learner comes from the environment or course.json."""
+    return Challenge(exercise_id, namespace, learner=read_learner() if learner is _AUTO else learner)

@@ -1,7 +1,8 @@
 """Runs inside the learner's kernel when the grader asks: writes the raw answers to files.
 
 Nothing here decides a verdict. The grader injects one call to `export_answers` after the
-learner's cells and judges the files in its own process (see autograd_course.challenge.grading).
+learner's cells and judges the files in its own process with the pure verdict functions
+(`part1_verdict`, `part2_verdict`) against the variant it draws for the student itself.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import torch
 
 from autograd_course.challenge.catalogue import exercise
 from autograd_course.challenge.evidence import stage_name, summarize
-from autograd_course.challenge.exercise import fix_trace_or_error
-from autograd_course.challenge.verdict import NotAttempted
+from autograd_course.challenge.exercise import fix_trace
+from autograd_course.challenge.parts import answers_of
+from autograd_course.challenge.variants import read_learner, variant_for
 
 __all__ = ["export_answers", "export_path"]
 
@@ -31,26 +33,26 @@ def _seed(namespace: dict[str, Any]) -> int:
 
 
 def export_answers(namespace: dict[str, Any], out_dir: str, exercise_id: str, parts: list[int]) -> None:
-    """Write part 1 as JSON (stage name, evidence summary) and part 2 as a torch file (fix trace)."""
+    """Part 1 as JSON (stage name, evidence summary or None), part 2 as a torch file (fix trace)."""
     exercise(exercise_id)
     seed = _seed(namespace)
+    learner = read_learner()
+    variant = variant_for(learner, exercise_id)
     for part in parts:
         path = export_path(out_dir, exercise_id, part)
+        answers = answers_of(part, namespace)
         if part == 1:
-            stage, evidence = namespace.get("stage", NotAttempted), namespace.get("evidence", NotAttempted)
-            attempted = stage is not NotAttempted and evidence is not NotAttempted
-            data = {"seed": seed, "not_attempted": not attempted}
-            if attempted:
-                data |= {"stage": stage_name(stage), "summary": summarize(evidence)}
+            attempted = set(answers) == {"stage", "evidence"}
+            data = {
+                "seed": seed,
+                "learner": learner,
+                "variant": variant.to_json(),
+                "not_attempted": not attempted,
+                "stage": stage_name(answers["stage"]) if attempted else None,
+                "summary": summarize(answers["evidence"]) if attempted else None,
+            }
             path.write_text(json.dumps(data))
         elif part == 2:
-            setup, step = (
-                namespace.get("fixed_setup", NotAttempted),
-                namespace.get("fixed_step", NotAttempted),
-            )
-            if setup is NotAttempted or step is NotAttempted:
-                trace: dict[str, Any] = {"not_attempted": True}
-            else:
-                trace = fix_trace_or_error(setup, step, seed, "cpu")
+            trace = fix_trace(variant, answers, seed, "cpu")
             trace["seed"] = seed
             torch.save(trace, path)

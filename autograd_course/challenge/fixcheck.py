@@ -15,10 +15,9 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from autograd_course.challenge.catalogue import build_broken
 from helpers import TinyNet, make_tiny_problem
 
-__all__ = ["FIX_STEPS", "LOSS_DROP", "collect_fix_trace", "judge_fix"]
+__all__ = ["CHECKS", "FIX_STEPS", "LOSS_DROP", "collect_fix_trace", "judge_fix"]
 
 FIX_STEPS = 40  # steps the fixed training runs
 LOSS_DROP = 0.5  # the final loss must be at most this fraction of the first
@@ -68,68 +67,86 @@ def collect_fix_trace(fixed_setup: Callable, fixed_step: Callable, seed: int, de
     }
 
 
-def _true_loss_and_grads(weights: dict[str, torch.Tensor], inputs, targets) -> tuple[float, dict]:
+CHECKS = ("true_loss", "no_carryover", "params_move", "loss_falls")  # part 2's checks, in order
+
+
+def _true_loss_and_grads(weights: list[torch.Tensor], inputs, targets) -> tuple[float, list[torch.Tensor]]:
     model = TinyNet()
     with torch.no_grad():
-        for n, p in model.named_parameters():
-            p.copy_(weights[n].float())
+        for p, w in zip(model.parameters(), weights):
+            p.copy_(w.float())
     loss = F.mse_loss(model(inputs), targets)
     loss.backward()
-    return float(loss.detach()), {n: p.grad for n, p in model.named_parameters()}
+    return float(loss.detach()), [p.grad for p in model.parameters()]
 
 
-def judge_fix(bug: str, seed: int, trace: Any) -> tuple[bool, str]:
-    """(correct, message) for part 2 from a trace collect_fix_trace produced."""
+def _reference_start(seed: int) -> list[torch.Tensor]:
+    torch.manual_seed(seed)  # every broken setup seeds, then builds TinyNet's layers in this order
+    return [p.detach() for p in TinyNet().parameters()]
+
+
+def judge_fix(seed: int, trace: Any) -> tuple[tuple[tuple[str, bool], ...], str]:
+    """(checks, message) for part 2 from a trace collect_fix_trace produced; checks follow CHECKS."""
+    failed = tuple((name, False) for name in CHECKS)
     if not isinstance(trace, dict):
-        return False, "no fix trace was recorded"
+        return failed, "no fix trace was recorded"
     if "error" in trace:
-        return False, str(trace["error"])
-    setup, _ = build_broken(bug)
-    start_model, _ = setup(seed, "cpu")
-    expected = {n: p.detach() for n, p in start_model.named_parameters()}
+        return failed, str(trace["error"])
+    with torch.random.fork_rng(devices=[]):
+        start = _reference_start(seed)
     names = list(trace.get("names", []))
-    if sorted(names) != sorted(expected):
-        return False, f"the model you train has parameters {names}; the challenge trains TinyNet's"
     params, losses, grads = trace["params"], trace["losses"], trace["grads"]
     if len(losses) != FIX_STEPS or len(params) != FIX_STEPS + 1 or len(grads) != FIX_STEPS:
-        return False, "the fix trace is incomplete"
-    for n in names:
-        if params[0][n].shape != expected[n].shape or not torch.allclose(params[0][n], expected[n]):
-            return False, (
+        return failed, "the fix trace is incomplete"
+    shapes = [list(params[0][n].shape) for n in names]
+    if shapes != [list(w.shape) for w in start]:
+        return failed, f"the model you train has parameters {names}; the challenge trains TinyNet's four"
+    for n, w in zip(names, start):
+        if not torch.allclose(params[0][n], w):
+            return failed, (
                 f"the model starts from different weights than the challenge's setup ({n} differs): "
-                "fix the bug in the setup you were given instead of building another model"
+                "fix the bug in the code you were given instead of building another model"
             )
     inputs, targets = make_tiny_problem(seed)
+    problems: dict[str, str] = {}
     first_true = None
     for k in range(FIX_STEPS):
-        true_loss, true_grads = _true_loss_and_grads(params[k], inputs, targets)
+        true_loss, true_grads = _true_loss_and_grads([params[k][n] for n in names], inputs, targets)
         first_true = true_loss if first_true is None else first_true
         got = losses[k]
-        if not abs(got - true_loss) <= 1e-4 + 1e-3 * abs(true_loss):
-            return False, (
+        if "true_loss" not in problems and not abs(got - true_loss) <= 1e-4 + 1e-3 * abs(true_loss):
+            problems["true_loss"] = (
                 f"step {k + 1} returned loss {got:.4g}, but the mean squared error of the model "
                 f"with its weights at that step is {true_loss:.4g}: return the loss you train on"
             )
-        for n in names:
+        for n, ref in zip(names, true_grads):
+            if "no_carryover" in problems:
+                break
             g = grads[k].get(n)
             if g is None:
-                return False, f"{n} received no gradient (or more than one backward) in step {k + 1}"
-            if not bool(torch.isfinite(g).all()):
-                return False, f"the gradient of {n} holds NaN or Inf in step {k + 1}"
-            ref = true_grads[n]
-            if not torch.allclose(g.float(), ref, rtol=1e-3, atol=1e-6):
+                problems["no_carryover"] = (
+                    f"{n} received no gradient (or more than one backward) in step {k + 1}"
+                )
+            elif not bool(torch.isfinite(g).all()):
+                problems["no_carryover"] = f"the gradient of {n} holds NaN or Inf in step {k + 1}"
+            elif not torch.allclose(g.float(), ref, rtol=1e-3, atol=1e-6):
                 ratio = float(g.norm() / ref.norm().clamp_min(1e-12))
-                return False, (
+                problems["no_carryover"] = (
                     f"in step {k + 1} the gradient of {n} is {ratio:.2f}x the gradient of that step's "
                     "loss: gradients carry over from earlier steps or come from another loss"
                 )
     unchanged = [n for n in names if torch.equal(params[0][n], params[-1][n])]
     if unchanged:
-        return False, f"{', '.join(unchanged)} never changed in {FIX_STEPS} steps"
-    final, _ = _true_loss_and_grads(params[-1], inputs, targets)
+        problems["params_move"] = f"{', '.join(unchanged)} never changed in {FIX_STEPS} steps"
+    final, _ = _true_loss_and_grads([params[-1][n] for n in names], inputs, targets)
     if not final <= LOSS_DROP * first_true:
-        return False, f"the loss went from {first_true:.4g} to only {final:.4g} in {FIX_STEPS} steps"
+        problems["loss_falls"] = (
+            f"the loss went from {first_true:.4g} to only {final:.4g} in {FIX_STEPS} steps"
+        )
+    checks = tuple((name, name not in problems) for name in CHECKS)
+    if problems:
+        return checks, next(problems[name] for name in CHECKS if name in problems)
     return (
-        True,
+        checks,
         f"the loss fell from {first_true:.4g} to {final:.4g} in {FIX_STEPS} steps; every parameter trained",
     )

@@ -16,12 +16,11 @@ __all__ = [
     "challenge_cells",
     "notebook_for",
     "solution_notebooks",
-    "solution_text",
     "strip_regions",
 ]
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-META_KEY = "autograd_course"  # cell metadata: {"exercise": "A", "part": 1, "role": "answer" | "check"}
+META_KEY = "autograd_course"  # {"exercise", "part", "role": task/answer/check}, or {"role": "contract"}
 _REGION = re.compile(
     r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n(.*?)^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S
 )
@@ -58,13 +57,3 @@ def strip_regions(source: str, placeholder: str) -> str:
         return "".join(f"{indent}{line}\n" for line in placeholder.splitlines())
 
     return _REGION.sub(repl, source).rstrip("\n")
-
-
-def solution_text(exercise_id: str, part: int) -> str:
-    """The code inside the solution regions of one part's answer cell."""
-    nb = nbformat.read(notebook_for(exercise_id), as_version=4)
-    for i, meta in challenge_cells(nb):
-        if meta.get("part") == part and meta.get("role") == "answer":
-            regions = [m.group(2) for m in _REGION.finditer(nb.cells[i].source)]
-            return "\n".join(r.rstrip("\n") for r in regions)
-    raise LookupError(f"exercise {exercise_id} has no answer cell for part {part}")

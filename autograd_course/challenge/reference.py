@@ -10,6 +10,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from autograd_course.challenge.catalogue import build_broken
+from autograd_course.challenge.variants import Variant
 from helpers import make_tiny_problem
 
 __all__ = ["REFERENCE_STEPS", "BrokenTrace", "StepRecord", "close", "tensor_stats", "trace_broken"]
@@ -64,15 +65,16 @@ class StepRecord:
 class BrokenTrace:
     """The first REFERENCE_STEPS steps of one broken setup, plus its parameters at the start."""
 
-    bug: str
+    variant: Variant
     seed: int
     names: list[str]
     shapes: dict[str, list[int]]
     requires_grad: dict[str, bool]
+    in_optimizer: dict[str, bool]
     steps: list[StepRecord] = field(default_factory=list)
 
     def __repr__(self) -> str:
-        return f"BrokenTrace(bug {self.bug}, seed {self.seed}, {len(self.steps)} steps)"
+        return f"BrokenTrace({self.variant!r}, seed {self.seed}, {len(self.steps)} steps)"
 
 
 def _grad_stats(g: torch.Tensor | None) -> dict | None:
@@ -88,18 +90,21 @@ def _grad_stats(g: torch.Tensor | None) -> dict | None:
 
 
 @lru_cache(maxsize=32)
-def trace_broken(bug: str, seed: int) -> BrokenTrace:
-    """Run the catalogue's broken setup for bug on CPU and record every step (cached)."""
-    setup, step = build_broken(bug)
+def trace_broken(variant: Variant, seed: int) -> BrokenTrace:
+    """Run one variant's broken setup on CPU and record its first steps (cached)."""
+    code = build_broken(variant)
+    setup, step = code["broken_setup"], code["broken_step"]
     inputs, targets = make_tiny_problem(seed)
     model, optimizer = setup(seed, "cpu")
     named = list(model.named_parameters())
+    held = {id(p) for group in optimizer.param_groups for p in group["params"]}
     trace = BrokenTrace(
-        bug,
+        variant,
         seed,
         [n for n, _ in named],
         {n: list(p.shape) for n, p in named},
         {n: p.requires_grad for n, p in named},
+        {n: id(p) in held for n, p in named},
     )
     for _ in range(REFERENCE_STEPS):
         before = {n: p.detach().clone() for n, p in model.named_parameters()}

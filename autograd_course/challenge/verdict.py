@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import html
+import json
 from dataclasses import dataclass
 from enum import Enum
 
 __all__ = [
+    "VERDICT_MIME",
     "CheckFailed",
     "Incorrect",
     "NotAttempted",
@@ -14,6 +16,8 @@ __all__ = [
     "Outcome",
     "Verdict",
 ]
+
+VERDICT_MIME = "application/vnd.autograd-course.verdict+json"  # the machine-readable copy of a verdict
 
 
 class _NotAttemptedType:
@@ -60,6 +64,7 @@ class Verdict:
     part: int
     outcome: Outcome
     message: str
+    checks: tuple[tuple[str, bool], ...] = ()  # part 2: (check name, passed) in order, for partial credit
 
     @property
     def status(self) -> str:
@@ -70,16 +75,41 @@ class Verdict:
         """One line of plain text."""
         return f"{self.exercise} part {self.part}: {self.outcome.value}. {self.message}".rstrip()
 
+    def to_json(self) -> dict:
+        """Plain data: what the grader and progress files read."""
+        return {
+            "exercise": self.exercise,
+            "part": self.part,
+            "status": self.status,
+            "message": self.message,
+            "checks": [[name, passed] for name, passed in self.checks],
+        }
+
     def __repr__(self) -> str:
         return self.text()
+
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict:
+        return {
+            "text/plain": self.text(),
+            "text/html": self._repr_html_(),
+            VERDICT_MIME: json.loads(json.dumps(self.to_json())),
+        }
 
     def _repr_html_(self) -> str:
         colour = _COLOURS[self.outcome]
         return (
             f'<div style="background:{colour};color:#000;padding:6px 10px;border-radius:4px">'
             f"<b>{html.escape(self.exercise)} part {self.part}: {self.outcome.value}</b> "
-            f"{html.escape(self.message)}</div>"
+            f"{html.escape(self.message)}{self._checks_html()}</div>"
         )
+
+    def _checks_html(self) -> str:
+        if not self.checks:
+            return ""
+        marks = " ".join(
+            f"{'&#10003;' if ok else '&#10007;'}&nbsp;{html.escape(name)}" for name, ok in self.checks
+        )
+        return f"<br><small>{marks}</small>"
 
 
 class CheckFailed(Exception):

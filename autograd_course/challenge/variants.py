@@ -1,0 +1,194 @@
+"""Per-learner variants: which bug, in which code shape, each learner gets in each exercise.
+
+A variant is drawn deterministically from sha256(learner + exercise id), so the learner's kernel and
+the instructor's grader agree on it without sharing anything but the learner's id. Learner None is
+the fixed default variant of the committed solutions/ and exercises/.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+from pathlib import Path
+
+__all__ = [
+    "LEARNER_ENV",
+    "LEARNER_FILE",
+    "SLOTS",
+    "Shape",
+    "Variant",
+    "read_learner",
+    "shapes",
+    "variant_for",
+    "write_learner",
+]
+
+LEARNER_ENV = "AUTOGRAD_COURSE_LEARNER"
+LEARNER_FILE = "course.json"
+
+# Innocuous choices a working training step can be written with. Every shape trains TinyNet on the
+# mean squared error from the same seeded weights, so a diff against "a normal loop" shows many
+# differences and does not point at the planted bug.
+SLOTS: dict[str, tuple[str, ...]] = {
+    "optimizer": (
+        "torch.optim.Adam({params}, lr={lr})",
+        "torch.optim.AdamW({params}, lr={lr}, weight_decay=0.0)",
+        "torch.optim.Adam({params}, lr={lr}, betas=(0.9, 0.99))",
+    ),
+    "params": ("model.parameters()", "list(model.parameters())", "[p for p in model.parameters()]"),
+    "out": ("outputs", "prediction", "out"),
+    "forward": ("model(inputs)", "model.forward(inputs)", "model.fc2(torch.relu(model.fc1(inputs)))"),
+    "loss": (
+        "F.mse_loss({out}, targets)",
+        "(({out} - targets) ** 2).mean()",
+        "torch.nn.functional.mse_loss({out}, targets, reduction='mean')",
+    ),
+    "zero": ("optimizer.zero_grad()", "optimizer.zero_grad(set_to_none=True)", "model.zero_grad()"),
+    "train": ("", "model.train()"),
+    "log": ("", "last_loss = loss.item()  # for the progress bar"),
+    "ret": ("return loss", "return loss.detach()"),
+}
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One choice per slot of SLOTS (indices); Shape() is the plain default shape."""
+
+    choices: tuple[int, ...] = (0,) * len(SLOTS)
+
+    def pick(self, slot: str) -> str:
+        """The text this shape uses for one slot."""
+        return SLOTS[slot][self.choices[_SLOT_INDEX[slot]]]
+
+    def with_choice(self, slot: str, choice: int) -> Shape:
+        """The same shape with one slot's choice replaced."""
+        choices = list(self.choices)
+        choices[_SLOT_INDEX[slot]] = choice
+        return Shape(tuple(choices))
+
+    def __repr__(self) -> str:
+        return f"Shape({''.join(str(c) for c in self.choices)})"
+
+
+_SLOT_INDEX = {slot: i for i, slot in enumerate(SLOTS)}
+
+
+@lru_cache(maxsize=1)
+def shapes() -> tuple[Shape, ...]:
+    """Every code shape, in a fixed order."""
+    return tuple(Shape(tuple(c)) for c in product(*(range(len(v)) for v in SLOTS.values())))
+
+
+def _shape_number(number: int) -> Shape:
+    """The shape at position number (mod the count) of shapes(), decoded without building the list."""
+    number %= math.prod(len(v) for v in SLOTS.values())
+    choices = []
+    for options in reversed(SLOTS.values()):
+        number, choice = divmod(number, len(options))
+        choices.append(choice)
+    return Shape(tuple(reversed(choices)))
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The bug (a catalogue key) and the code shape one learner gets in one exercise."""
+
+    bug: str
+    shape: Shape = Shape()
+
+    def to_json(self) -> dict:
+        """Plain data for exports and results files."""
+        return {"bug": self.bug, "shape": list(self.shape.choices)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Variant:
+        """The inverse of to_json; a clear error for anything else."""
+        try:
+            choices = tuple(int(c) for c in data["shape"])
+            bug = str(data["bug"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"expected {{'bug': str, 'shape': [int, ...]}}, got {data!r}") from exc
+        if len(choices) != len(SLOTS) or any(
+            not 0 <= c < len(v) for c, v in zip(choices, SLOTS.values(), strict=True)
+        ):
+            raise ValueError(f"not a code shape: {list(choices)}")
+        return cls(bug, Shape(choices))
+
+    def __repr__(self) -> str:
+        return f"Variant({self.bug}, {self.shape!r})"
+
+
+def _digest(*parts: str) -> int:
+    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
+
+
+def variant_for(learner: str | None, exercise_id: str) -> Variant:
+    """The variant of one exercise for one learner (None: the committed default variant)."""
+    from autograd_course.challenge.catalogue import drawable_bugs, exercise
+
+    ex = exercise(exercise_id)
+    if learner is None:
+        return Variant(ex.bug)
+    if not isinstance(learner, str) or not learner.strip():
+        raise ValueError(f"expected a learner id (a non-empty string) or None, got {learner!r}")
+    learner = learner.strip()
+    bug = ex.bug
+    if ex.mystery:  # drawn from the whole catalogue, distinct from the learner's earlier mystery rounds
+        taken: set[str] = set()
+        drawable = drawable_bugs()
+        for other in sorted(e for e, x in _exercises().items() if x.mystery):
+            pool = [b for b in drawable if b not in taken]
+            pick = min(pool, key=lambda b, other=other: _digest(learner, other, b))
+            if other == exercise_id:
+                bug = pick
+                break
+            taken.add(pick)
+    return Variant(bug, _shape_number(_digest(learner, exercise_id, "shape")))
+
+
+def _exercises() -> dict:
+    from autograd_course.challenge.catalogue import EXERCISES
+
+    return EXERCISES
+
+
+def read_learner(start_dir: str | Path | None = None) -> str | None:
+    """The learner: env AUTOGRAD_COURSE_LEARNER, else course.json in the nearest ancestor of start_dir."""
+    env = os.environ.get(LEARNER_ENV, "").strip()
+    if env:
+        return env
+    here = Path(start_dir if start_dir is not None else Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        marker = folder / LEARNER_FILE
+        if marker.is_file():
+            try:
+                learner = json.loads(marker.read_text(encoding="utf-8")).get("learner")
+            except (OSError, ValueError, AttributeError):
+                return None
+            return learner.strip() if isinstance(learner, str) and learner.strip() else None
+    return None
+
+
+def write_learner(workspace: str | Path, learner: str) -> Path:
+    """Record the learner in workspace/course.json (other keys in the file are kept)."""
+    if not isinstance(learner, str) or not learner.strip():
+        raise ValueError(f"expected a learner id (a non-empty string), got {learner!r}")
+    path = Path(workspace) / LEARNER_FILE
+    data: dict = {}
+    if path.is_file():
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ValueError(f"{path} is not valid JSON; fix or remove it first") from exc
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{path} must hold a JSON object")
+        data = loaded
+    data["learner"] = learner.strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return path
