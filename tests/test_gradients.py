@@ -214,7 +214,7 @@ def test_a_second_read_only_when_a_gradient_is_non_finite(deep_model):
     try:
         with count_host_syncs() as reads:
             report = gradient_report(deep_model)
-            report.rows
+            _ = report.rows
     finally:
         grad[0, 0] = saved
     assert reads.count == 2, reads  # the statuses, then the rows' means and the NaN/Inf counts
@@ -239,7 +239,7 @@ def test_rows_refuse_gradients_changed_since_the_report(deep_model):
     report = gradient_report(deep_model)
     deep_model.zero_grad(set_to_none=False)
     with pytest.raises(RuntimeError, match="gradients changed since this report"):
-        report.rows
+        _ = report.rows
 
 
 def test_reports_do_not_mutate_model_grads_or_optimizer():
