@@ -319,7 +319,7 @@ def test_diagnose_extra_peak_memory_is_at_most_the_parameter_bytes():
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
         return model, optimizer, classifier_step(model, optimizer, x, y)
 
-    model, optimizer, step = fresh()
+    model, _, step = fresh()
     param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     step()  # warm up the kernels and the allocator
     plain, doctor = [], []
