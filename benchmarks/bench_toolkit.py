@@ -214,29 +214,30 @@ def linear_setup(device: torch.device, batch: int) -> Setup:
     return setup
 
 
-def _extra_once(setup: Setup, kind: str, device: torch.device) -> float:
-    _, _, plain_step = setup()
-    plain = peak_growth(lambda: (plain_step(), plain_step()), device)
-    model, optimizer, step = setup()
-    if kind == "diagnose":
-        run = peak_growth(lambda: diagnose(step, model, optimizer, steps=2), device)
-    else:
+def extra_peak(setup: Setup, kind: str, device: torch.device, reps: int = 3) -> float:
+    """(peak of two steps under `kind`) - (peak of two plain steps), in parameter bytes.
 
-        def watched() -> None:
-            with watch_non_finite(model):
-                step()
-                step()
+    Each side is the smallest of `reps` runs on a fresh model and optimizer (noise only adds).
+    """
+    plain, runs, param_bytes = [], [], 1
+    _, _, warm = setup()
+    warm()
+    for _ in range(reps):
+        _, _, plain_step = setup()
+        plain.append(peak_growth(lambda s=plain_step: (s(), s()), device))
+        model, optimizer, step = setup()
+        param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+        if kind == "diagnose":
+            runs.append(peak_growth(lambda s=step, m=model, o=optimizer: diagnose(s, m, o, steps=2), device))
+        else:
 
-        run = peak_growth(watched, device)
-    return (run - plain) / sum(p.numel() * p.element_size() for p in model.parameters())
+            def watched(s: Callable[[], torch.Tensor] = step, m: nn.Module = model) -> None:
+                with watch_non_finite(m):
+                    s()
+                    s()
 
-
-def extra_peak(setup: Setup, kind: str, device: torch.device) -> float:
-    """(peak of two steps under `kind`) - (peak of two plain steps), in parameter bytes; best of 2."""
-    figures = []
-    for _ in range(2):
-        figures.append(_extra_once(setup, kind, device))
-    return min(figures)
+            runs.append(peak_growth(watched, device))
+    return (min(runs) - min(plain)) / param_bytes
 
 
 def memory(batch: int) -> None:
