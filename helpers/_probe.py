@@ -106,8 +106,7 @@ class _Probe:
         self.prints: dict[str, torch.Tensor] = {}  # parameter -> fingerprint before this step moved it
 
     def _before_change(self, name: str, param: torch.Tensor) -> None:
-        """The parameter may change from now on: keep its value (once per diagnose) and fingerprint."""
-        self.state.keep(param)
+        """Fingerprint a parameter (once per step) before this step's update can change it."""
         if name not in self.prints:
             self.prints[name] = _fingerprint(param)
 

@@ -1,10 +1,10 @@
 """Save and restore everything a training step changes, so a diagnosis leaves no trace.
 
-Copies are taken as late as possible and in the cheapest form: a parameter is copied when its
-gradient arrives (it cannot have changed before), the optimizer state when optimizer.step()
-is first called, gradients only when they hold something (None stays None, zeros are zeroed
-back), and on an accelerator every copy lives in host memory. So the step's own peak (the
-activations) and the copies rarely coincide.
+Copies are taken as late as possible and in the cheapest form: parameters and optimizer state
+when optimizer.step() is first called (after backward has freed the activations, so the copy
+and the step's own peak do not coincide), gradients only when they hold something (None stays
+None, zeros are zeroed back), and on an accelerator every copy lives in host memory. A
+parameter that changes outside optimizer.step() cannot be restored: a fingerprint check warns.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def _clone(value: Any) -> Any:
 
 def _copy_group(group: dict[str, Any]) -> dict[str, Any]:
     """A param group's entries, copied: the params list shallowly (same tensors), the rest cloned."""
+
     def one(k: str, v: Any) -> Any:
         if k == "params":
             return list(v)
@@ -57,9 +58,15 @@ def _fingerprint(t: torch.Tensor) -> torch.Tensor:
     return torch.stack([v.sum(dtype=torch.float64), low.double(), high.double()])
 
 
-def find_schedulers(optimizer: torch.optim.Optimizer) -> list[Any]:
-    """The learning-rate schedulers attached to this optimizer (their `.optimizer` is it)."""
-    found = []
+def find_schedulers(optimizer: torch.optim.Optimizer, train_step: Callable[[], Any]) -> list[Any]:
+    """The learning-rate schedulers attached to this optimizer (their `.optimizer` is it).
+
+    Those train_step refers to (closure, globals, bound method); when it refers to none, those
+    the garbage collector knows, if a scheduler has wrapped optimizer.step (every one does).
+    """
+    found = [s for s in _referenced(train_step) if isinstance(s, LRScheduler) and s.optimizer is optimizer]
+    if found or "_wrapped_by_lr_sched" not in getattr(optimizer.step, "__dict__", {}):
+        return found
     for r in gc.get_referrers(optimizer):
         candidates = [r] if isinstance(r, LRScheduler) else []
         if isinstance(r, dict) and r.get("optimizer") is optimizer:

@@ -10,6 +10,7 @@ import torch
 __all__ = [
     "GradStats",
     "abs_max",
+    "abs_max_floats",
     "abs_stats",
     "count_nonfinite",
     "dense_values",
@@ -89,6 +90,41 @@ def abs_max(tensor: torch.Tensor) -> torch.Tensor:
         v = v.float()
     low, high = torch.aminmax(v)
     return torch.maximum(-low, high)
+
+
+_SMALL = 4096  # tensors up to this many elements are measured stacked, many at once
+
+
+@torch.no_grad()
+def abs_max_floats(tensors: Sequence[torch.Tensor]) -> list[float]:
+    """max |t| of every tensor as Python floats, with one host read (see abs_max).
+
+    Small real tensors of one shape, dtype and device (a model's many biases and norms) are
+    stacked and reduced by one aminmax over a dimension: one kernel instead of one per tensor.
+    """
+    if not tensors:
+        return []
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    order: list[int] = []
+    pieces: list[torch.Tensor] = []
+    first = tensors[0].device
+    for i, t in enumerate(tensors):
+        small = t.layout == torch.strided and t.is_floating_point() and 0 < t.numel() <= _SMALL
+        if small:
+            groups[(t.device, t.dtype, t.shape)].append(i)
+        else:
+            order.append(i)
+            pieces.append(on_device(abs_max(t).double().reshape(1), first))
+    for idx in groups.values():
+        stacked = torch.stack([tensors[i].detach() for i in idx]).reshape(len(idx), -1)
+        low, high = torch.aminmax(stacked, dim=1)
+        order.extend(idx)
+        pieces.append(on_device(torch.maximum(-low, high).double(), first))
+    values = torch.cat(pieces).tolist()
+    result = [0.0] * len(tensors)
+    for i, v in zip(order, values):
+        result[i] = v
+    return result
 
 
 def _accumulation_dtype(dtype: torch.dtype) -> torch.dtype:

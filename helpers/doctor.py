@@ -18,7 +18,7 @@ from helpers._unregistered import unregistered_tensors
 from helpers._validate import require_module
 from helpers.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
 from helpers.gradients import classify_parameter_gradients, optimizer_parameter_ids
-from helpers.nonfinite import compiled_wrapper_of, run_eagerly, unwrap_compiled
+from helpers.nonfinite import run_eagerly, unwrap_compiled
 from helpers.parameters import ParameterChange, ParameterChanges
 from helpers.status import Stage
 
@@ -97,8 +97,10 @@ def _validate(
         raise ValueError(f"expected min_grad >= 0, got {min_grad!r}")
 
 
-def _schedulers(optimizer: torch.optim.Optimizer, given: Iterable[Any] | None) -> list[Any]:
-    found = find_schedulers(optimizer)
+def _schedulers(
+    optimizer: torch.optim.Optimizer, train_step: Callable[[], Any], given: Iterable[Any] | None
+) -> list[Any]:
+    found = find_schedulers(optimizer, train_step)
     for s in given or ():
         if not hasattr(s, "state_dict") or not hasattr(s, "load_state_dict"):
             raise TypeError(f"expected schedulers to hold LR schedulers, got {type(s).__name__}")
@@ -144,7 +146,7 @@ def _changes(model: nn.Module, saved: TrainingState) -> ParameterChanges:
 def _notes(ev: Any, step: int, facts: StepFacts) -> list[str]:
     """What a step showed that is worth saying although it is not a finding."""
     notes = []
-    if ev.skipped_by_scaler:
+    if ev.skipped_by_scaler and not facts.all_skipped:
         bad = [n for n in facts.trainable if not math.isfinite(ev.max_abs.get(n, 0.0))]
         shown = ", ".join(bad[:6]) + (f" and {len(bad) - 6} more" if len(bad) > 6 else "")
         notes.append(
@@ -185,20 +187,13 @@ def diagnose(
     model, given_compiled = unwrap_compiled(model) if isinstance(model, nn.Module) else (model, False)
     _validate(train_step, model, optimizer, steps, max_grad_norm, min_grad)
     frozen_names = _check_frozen(model, frozen)
-    found_schedulers = _schedulers(optimizer, schedulers)
+    found_schedulers = _schedulers(optimizer, train_step, schedulers)
     used_scaler = _scaler(train_step, scaler)
-    compiled = (
-        given_compiled or any(unwrap_compiled(m)[1] for m in model.modules()) or compiled_wrapper_of(model)
-    )
     grad_enabled = torch.is_grad_enabled()
     unregistered = unregistered_tensors(model)
     saved = TrainingState(model, optimizer, found_schedulers, [used_scaler] if used_scaler else [])
     losses: list[float | None] = []
     notes: list[str] = []
-    if compiled:
-        notes.append(
-            "the compiled model ran eagerly (torch.compiler.set_stance('force_eager')) so hooks see inside it"
-        )
     skipped = 0
     try:
         with run_eagerly():
@@ -219,6 +214,7 @@ def diagnose(
                         stage, evidence, names = entry.stage, finding.evidence, finding.names
                         break
                 notes += _notes(ev, step, facts)
+                compiled = given_compiled or bool(ev.watch and ev.watch.compiled)
                 if stage is not Stage.OK or step == steps:
                     reports = {
                         "gradients": classify_parameter_gradients(model, optimizer),
@@ -226,6 +222,8 @@ def diagnose(
                         "non_finite": ev.watch,
                     }
                     lines = [e for e in evidence if e] or [f"{steps} step(s) ran; losses {_losses(losses)}"]
+                    if compiled:
+                        notes.append(_EAGER)
                     return Diagnosis(
                         stage=stage,
                         evidence=lines + notes,
@@ -240,6 +238,9 @@ def diagnose(
         raise AssertionError("unreachable")  # pragma: no cover
     finally:
         saved.restore()
+
+
+_EAGER = "the compiled model ran eagerly (torch.compiler.set_stance('force_eager')) so hooks see inside it"
 
 
 def _losses(losses: list[float | None]) -> str:

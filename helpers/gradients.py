@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from helpers._report import Report
-from helpers._stats import abs_max, abs_sum, count_nonfinite, host_floats, total_norm
+from helpers._stats import abs_max_floats, abs_sum, count_nonfinite, host_floats, total_norm
 from helpers._unregistered import unregistered_tensors
 from helpers._validate import require_module, require_parameters
 from helpers.status import GradStatus
@@ -87,7 +87,7 @@ class GradientReport(Report):
         registered = len(named)
         named += unregistered_tensors(model, {id(p) for _, p in named})
         grads = [(i, p.grad) for i, (_, p) in enumerate(named) if p.grad is not None]
-        maxes = dict(zip([i for i, _ in grads], host_floats([abs_max(g) for _, g in grads])))
+        maxes = dict(zip([i for i, _ in grads], abs_max_floats([g for _, g in grads])))
         self._named = named
         self._grads = grads  # held until the rows are built (then released)
         self._versions = [g._version for _, g in grads]

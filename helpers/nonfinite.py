@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import math
 import sys
 import weakref
@@ -23,11 +22,21 @@ from helpers.finite import NonFiniteError
 __all__ = ["NonFiniteEvent", "NonFiniteWatch", "watch_non_finite"]
 
 
-def compiled_wrapper_of(model: nn.Module) -> bool:
-    """Whether a torch.compile wrapper (OptimizedModule) holds this module as its `_orig_mod`."""
-    if "torch._dynamo" not in sys.modules:  # nothing was ever compiled in this process
-        return False
-    return any(isinstance(r, dict) and r.get("_orig_mod") is model for r in gc.get_referrers(model))
+def called_through_compiled(model: nn.Module, depth: int = 16) -> bool:
+    """Whether the running call of `model` came through a torch.compile wrapper of it.
+
+    Looks up the Python stack (a few frames, from a forward pre-hook) for a caller whose
+    `self` is the wrapper (an OptimizedModule, whose `_orig_mod` is the model).
+    """
+    frame = sys._getframe(1)
+    for _ in range(depth):
+        frame = frame.f_back
+        if frame is None:
+            return False
+        owner = frame.f_locals.get("self")
+        if owner is not model and getattr(owner, "_orig_mod", None) is model:
+            return True
+    return False
 
 
 def unwrap_compiled(model: nn.Module) -> tuple[nn.Module, bool]:
@@ -41,7 +50,7 @@ def run_eagerly() -> contextlib.AbstractContextManager:
 
     Documented torch API; a no-op (nothing imported) when torch.compile was never used.
     """
-    if "torch._dynamo" not in sys.modules or not hasattr(torch.compiler, "set_stance"):
+    if "torch._dynamo.eval_frame" not in sys.modules or not hasattr(torch.compiler, "set_stance"):
         return contextlib.nullcontext()
     return torch.compiler.set_stance("force_eager")
 
@@ -216,6 +225,7 @@ class NonFiniteWatch:
             self._depth += 1
             if self._depth == 1:
                 self._last_done = ""
+                self.compiled = self.compiled or called_through_compiled(self.model)
                 for label, t in _tensors(args, "input"):
                     self._outputs[id(t)] = (weakref.ref(t), _version(t))
                     self._record("forward", name, label, t, _keeper(t))
@@ -330,11 +340,7 @@ class NonFiniteWatch:
             if param.requires_grad:
                 module, pname = owners[id(param)]
                 self._handles.append(param.register_hook(self._param_hook(module, f"grad {pname}", param)))
-        self.compiled = (
-            self._given_compiled
-            or any(unwrap_compiled(m)[1] for m in self.model.modules())
-            or compiled_wrapper_of(self.model)
-        )
+        self.compiled = self._given_compiled or any(unwrap_compiled(m)[1] for m in self.model.modules())
         self._eager = run_eagerly()
         self._eager.__enter__()
         return self

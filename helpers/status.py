@@ -11,9 +11,9 @@ class GradStatus(Enum):
     """What one parameter's gradient says, decided in this order."""
 
     FROZEN = "requires_grad is False"
+    UNREGISTERED = "requires grad but the model does not register it (a plain list, dict or attribute)"
     NO_GRAD = ".grad is None: the parameter took no part in backward"
     NON_FINITE_GRAD = ".grad holds NaN or Inf"
-    UNREGISTERED = "requires grad but the model does not register it (a plain list, dict or attribute)"
     NOT_IN_OPTIMIZER = "has a gradient but the optimizer does not hold it"
     ZERO_GRAD = "every element of .grad is exactly zero"
     OK = "finite, non-zero gradient, and optimized"
