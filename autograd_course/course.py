@@ -43,6 +43,18 @@ COURSE_MAP: tuple[Lesson, ...] = (
     ),
     Lesson("11", "A debugging harness", "one batch, one step: the checklist on a real model", 20),
     Lesson("12", "The autograd doctor", "diagnose() and watch_non_finite() on every bug", 20),
+    Lesson(
+        "13",
+        "Bugs from the field: models",
+        "plain lists, .to() copies, BatchNorm, softmax + CE, autograd.Function",
+        25,
+    ),
+    Lesson(
+        "14",
+        "Bugs from the field: training tools",
+        "loss logging, GradScaler, DDP, checkpointing, torch.compile",
+        25,
+    ),
 )
 
 

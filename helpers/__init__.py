@@ -3,6 +3,7 @@
 Import what you need by name: `from helpers import gradient_report, expect_error`.
 """
 
+from helpers.checklist import CHECKLIST, Check
 from helpers.doctor import Diagnosis, diagnose
 from helpers.errors import ExpectedError, expect_error
 from helpers.finite import NonFiniteError, assert_finite
@@ -35,7 +36,9 @@ from helpers.tensors import TensorInfo, debug_tensor
 from helpers.tinynet import TinyNet, make_tiny_problem
 
 __all__ = [
+    "CHECKLIST",
     "AutogradGraph",
+    "Check",
     "Diagnosis",
     "ExpectedError",
     "GradClassification",

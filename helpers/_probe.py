@@ -11,7 +11,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from helpers._stats import dense_values, host_floats
+from helpers._state import TrainingState, _fingerprint
+from helpers._stats import abs_max, dense_values, host_floats
 from helpers.nonfinite import NonFiniteWatch
 
 __all__ = ["StepEvidence", "autograd_error_kind", "loss_reaches", "run_probed_step"]
@@ -70,7 +71,21 @@ class StepEvidence:
     sq_norm: float = 0.0  # sum of squared incoming gradients, all parameters and passes
     leftover: dict[str, float] = field(default_factory=dict)  # max |.grad| before the first backward
     optimizer_steps: int = 0
+    lrs: list[float] | None = None  # each param group's lr as the first optimizer.step() used it
+    scale: float | None = None  # the GradScaler's scale during this step (gradients divided by it)
+    scale_after: float | None = None  # its scale after the step (lower: the scaler skipped the step)
+    moved: dict[str, bool] = field(default_factory=dict)  # parameter -> changed by this step
     watch: NonFiniteWatch | None = None
+
+    @property
+    def skipped_by_scaler(self) -> bool:
+        """The GradScaler found non-finite gradients, skipped optimizer.step() and lowered its scale."""
+        return (
+            self.scale is not None
+            and self.scale_after is not None
+            and self.scale_after < self.scale
+            and self.optimizer_steps == 0
+        )
 
     def __repr__(self) -> str:
         error = type(self.error).__name__ if self.error else None
@@ -83,22 +98,29 @@ class StepEvidence:
 class _Probe:
     """Hooks for one step; the hooks keep 0-dim results on the device, never a gradient."""
 
-    def __init__(self, model: nn.Module, optimizer: torch.optim.Optimizer) -> None:
-        self.model, self.optimizer = model, optimizer
+    def __init__(self, model: nn.Module, optimizer: torch.optim.Optimizer, state: TrainingState) -> None:
+        self.model, self.optimizer, self.state = model, optimizer, state
         self.evidence = StepEvidence()
         self.values: list[tuple[str, str, torch.Tensor]] = []  # (kind, name, 0-dim tensor)
         self.handles: list[Any] = []
+        self.prints: dict[str, torch.Tensor] = {}  # parameter -> fingerprint before this step moved it
+
+    def _before_change(self, name: str, param: torch.Tensor) -> None:
+        """Fingerprint a parameter (once per step) before this step's update can change it."""
+        if name not in self.prints:
+            self.prints[name] = _fingerprint(param)
 
     def _param_hook(self, name: str, param: nn.Parameter) -> Callable[[torch.Tensor], None]:
         def hook(grad: torch.Tensor) -> None:
+            self._before_change(name, param)
             calls = self.evidence.grad_calls.get(name, 0)
             self.evidence.grad_calls[name] = calls + 1
             if calls == 0 and param.grad is not None and param.grad.numel():
-                self.values.append(("leftover", name, dense_values(param.grad).abs().amax()))
+                self.values.append(("leftover", name, abs_max(param.grad)))
             g = dense_values(grad)
-            if g.numel():
-                self.values.append(("max_abs", name, g.abs().amax()))
-                self.values.append(("sq", name, torch.linalg.vector_norm(g, dtype=torch.float64) ** 2))
+            if g.numel():  # 0-dim results only: the gradient itself is never kept
+                self.values.append(("max_abs", name, abs_max(g)))
+                self.values.append(("norm", name, torch.linalg.vector_norm(g)))
 
         return hook
 
@@ -108,6 +130,11 @@ class _Probe:
 
         def step_pre(optimizer: torch.optim.Optimizer, args: tuple, kwargs: dict) -> None:
             self.evidence.optimizer_steps += 1
+            if self.evidence.lrs is None:
+                self.evidence.lrs = [float(g.get("lr", 0.0)) for g in optimizer.param_groups]
+                self.state.keep_optimizer()
+                for name, param in self.model.named_parameters():
+                    self._before_change(name, param)
 
         self.handles.append(self.model.register_forward_pre_hook(pre))
         self.handles.append(self.optimizer.register_step_pre_hook(step_pre))
@@ -121,11 +148,28 @@ class _Probe:
             handle.remove()
         self.handles.clear()
 
-    def read(self) -> None:
-        """One host read for the loss and every gradient statistic."""
+    @torch.no_grad()
+    def read(self, exact_before: bool) -> None:
+        """One host read for the loss, every gradient statistic and what the step moved.
+
+        With a GradScaler the statistics are divided by its scale: they describe the gradients
+        the optimizer sees. `exact_before`: compare with the values kept before diagnose (the
+        first step), else with fingerprints taken before this step changed them.
+        """
         ev = self.evidence
         loss = ev.loss
-        tensors = [v for _, _, v in self.values]
+        named = dict(self.model.named_parameters())
+        moved_names = [n for n in self.prints if n in named]
+        moved: list[torch.Tensor] = []
+        for n in moved_names:
+            p, kept = named[n], self.state.before(named[n])
+            if exact_before and kept is not None:
+                before = kept if kept.device == p.device else kept.to(p.device)
+                same = (p.detach() == before) | (p.detach().isnan() & before.isnan())
+                moved.append((~same).any().double())
+            else:
+                moved.append((_fingerprint(p) != self.prints[n]).any().double())
+        tensors = [v for _, _, v in self.values] + moved
         has_loss = isinstance(loss, torch.Tensor) and loss.numel() == 1 and loss.is_floating_point()
         if has_loss:
             tensors.append(loss.detach().reshape(()))
@@ -134,23 +178,37 @@ class _Probe:
             ev.loss_value = numbers.pop()
         elif isinstance(loss, (int, float)) and not isinstance(loss, bool):
             ev.loss_value = float(loss)
+        ev.moved = {n: bool(v) for n, v in zip(moved_names, numbers[len(self.values) :])}
+        scale = ev.scale or 1.0
         for (kind, name, _), value in zip(self.values, numbers):
             if kind == "leftover":
                 ev.leftover[name] = value
             elif kind == "max_abs":
+                value /= scale
                 ev.max_abs[name] = value if math.isnan(value) else max(ev.max_abs.get(name, 0.0), value)
             else:
-                ev.sq_norm += value
+                ev.sq_norm += (value / scale) ** 2
         self.values.clear()
+        self.prints.clear()
 
 
 def run_probed_step(
-    train_step: Callable[[], Any], model: nn.Module, optimizer: torch.optim.Optimizer
+    train_step: Callable[[], Any],
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    state: TrainingState,
+    scaler: torch.amp.GradScaler | None = None,
+    first: bool = True,
 ) -> StepEvidence:
-    """Run train_step once under the probe and a non-finite watch; autograd errors are kept."""
-    probe = _Probe(model, optimizer)
+    """Run train_step once under the probe and a non-finite watch; autograd errors are kept.
+
+    The watch runs compiled code eagerly (torch.compiler.set_stance), so every hook fires.
+    """
+    probe = _Probe(model, optimizer, state)
     watch = NonFiniteWatch(model)
     probe.evidence.watch = watch
+    if scaler is not None:
+        probe.evidence.scale = scaler.get_scale()
     with probe, watch:
         try:
             result = train_step()
@@ -160,5 +218,7 @@ def run_probed_step(
             if autograd_error_kind(exc) is None:
                 raise
             probe.evidence.error = exc
-    probe.read()
+    if scaler is not None:
+        probe.evidence.scale_after = scaler.get_scale()
+    probe.read(exact_before=first)
     return probe.evidence

@@ -1,46 +1,158 @@
-"""Save and restore everything a training step changes, so a diagnosis leaves no trace."""
+"""Save and restore everything a training step changes, so a diagnosis leaves no trace.
+
+Copies are taken as late as possible and in the cheapest form: parameters and optimizer state
+when optimizer.step() is first called (after backward has freed the activations, so the copy
+and the step's own peak do not coincide), gradients only when they hold something (None stays
+None, zeros are zeroed back), and on an accelerator every copy lives in host memory. A
+parameter that changes outside optimizer.step() cannot be restored: a fingerprint check warns.
+"""
 
 from __future__ import annotations
 
 import copy
+import gc
 import random
 import sys
+import warnings
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import torch
 from torch import nn
 
-__all__ = ["TrainingState"]
+from helpers._stats import abs_max, host_floats
+
+__all__ = ["TrainingState", "find_scalers", "find_schedulers"]
+
+GradScaler = torch.amp.GradScaler
+LRScheduler = torch.optim.lr_scheduler.LRScheduler
+
+
+def _save(t: torch.Tensor) -> torch.Tensor:
+    """A detached copy: in host memory when t lives on an accelerator, else beside t."""
+    t = t.detach()
+    return t.clone() if t.device.type == "cpu" else t.to("cpu", copy=True)
 
 
 def _clone(value: Any) -> Any:
-    return value.detach().clone() if isinstance(value, torch.Tensor) else copy.deepcopy(value)
+    return _save(value) if isinstance(value, torch.Tensor) else copy.deepcopy(value)
 
 
 def _copy_group(group: dict[str, Any]) -> dict[str, Any]:
     """A param group's entries, copied: the params list shallowly (same tensors), the rest cloned."""
-    return {k: (list(v) if k == "params" else _clone(v)) for k, v in group.items()}
+
+    def one(k: str, v: Any) -> Any:
+        if k == "params":
+            return list(v)
+        return v.detach().clone() if isinstance(v, torch.Tensor) else copy.deepcopy(v)
+
+    return {k: one(k, v) for k, v in group.items()}
+
+
+def _fingerprint(t: torch.Tensor) -> torch.Tensor:
+    """sum, min and max of a tensor as a 1-dim float64 tensor on its device (for a changed check)."""
+    v = t.detach()
+    if v.numel() == 0 or not v.is_floating_point():
+        return torch.zeros(3, dtype=torch.float64, device=v.device)
+    low, high = torch.aminmax(v)
+    return torch.stack([v.sum(dtype=torch.float64), low.double(), high.double()])
+
+
+def find_schedulers(optimizer: torch.optim.Optimizer, train_step: Callable[[], Any]) -> list[Any]:
+    """The learning-rate schedulers attached to this optimizer (their `.optimizer` is it).
+
+    Those train_step refers to (closure, globals, bound method); when it refers to none, those
+    the garbage collector knows, if a scheduler has wrapped optimizer.step (every one does).
+    """
+    found = [s for s in _referenced(train_step) if isinstance(s, LRScheduler) and s.optimizer is optimizer]
+    if found or "_wrapped_by_lr_sched" not in getattr(optimizer.step, "__dict__", {}):
+        return found
+    for r in gc.get_referrers(optimizer):
+        candidates = [r] if isinstance(r, LRScheduler) else []
+        if isinstance(r, dict) and r.get("optimizer") is optimizer:
+            candidates = [o for o in gc.get_referrers(r) if isinstance(o, LRScheduler)]
+        found += [s for s in candidates if getattr(s, "optimizer", None) is optimizer and s not in found]
+    return found
+
+
+def _referenced(fn: Any, depth: int = 2) -> Iterable[Any]:
+    """Objects a function refers to: closure cells, globals it names, a bound method's owner."""
+    if depth < 0:
+        return
+    owner = getattr(fn, "__self__", None)
+    if owner is not None:
+        yield owner
+        yield from vars(owner).values() if hasattr(owner, "__dict__") else ()
+        fn = getattr(fn, "__func__", fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return
+    values = [c.cell_contents for c in (fn.__closure__ or ()) if _filled(c)]
+    names = getattr(fn, "__globals__", {})
+    values += [names[n] for n in code.co_names if n in names]
+    for v in values:
+        yield v
+        if callable(v) and hasattr(v, "__code__") and depth > 0:
+            yield from _referenced(v, depth - 1)
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018
+    except ValueError:  # an empty cell
+        return False
+    return True
+
+
+def find_scalers(train_step: Callable[[], Any]) -> list[GradScaler]:
+    """The enabled GradScalers the training step refers to (closure, globals, bound method)."""
+    found: list[GradScaler] = []
+    for v in _referenced(train_step):
+        if isinstance(v, GradScaler) and v.is_enabled() and v not in found:
+            found.append(v)
+    return found
 
 
 class TrainingState:
-    """Parameters, their .grad, buffers, train/eval flags, optimizer state and RNG states.
+    """Parameters, their .grad, buffers, train/eval flags, optimizer state, RNG states, the
+    optimizer's learning-rate schedulers and the GradScalers of the step.
 
     Tensors are restored in place (`copy_`), so every tensor object the caller holds (a
-    parameter, its `.grad`, an Adam moment) is the same object afterwards, with the same values.
+    parameter, its `.grad`, an Adam moment, the scaler's scale) is the same object afterwards,
+    with the same values. Call `keep(param)` before a parameter may change and
+    `keep_optimizer()` before optimizer.step() (the probe's hooks do).
     """
 
     @torch.no_grad()
-    def __init__(self, model: nn.Module, optimizer: torch.optim.Optimizer) -> None:
+    def __init__(
+        self,
+        model: nn.Module,
+        optimizer: torch.optim.Optimizer,
+        schedulers: Iterable[Any] = (),
+        scalers: Iterable[GradScaler] = (),
+    ) -> None:
         self.model, self.optimizer = model, optimizer
         params = list(model.parameters())
-        self.params = [(p, p.detach().clone(), p.requires_grad) for p in params]
-        self.grads = [(p, p.grad, None if p.grad is None else p.grad.detach().clone()) for p in params]
-        self.buffers = [(b, b.detach().clone()) for b in model.buffers()]
+        self.params = params
+        self.flags = [(p, p.requires_grad) for p in params]
+        self.kept: dict[int, torch.Tensor] = {}  # id(param) -> its value before diagnose changed it
+        self.start_prints = torch.stack([_fingerprint(p) for p in params]) if params else None
+        grads = [p.grad for p in params]
+        present = [g for g in grads if g is not None]
+        zero = host_floats([abs_max(g) for g in present]) if present else []
+        zero_flags = iter(z == 0.0 for z in zero)
+        self.grads: list[tuple[nn.Parameter, torch.Tensor | None, torch.Tensor | None]] = []
+        for p, g in zip(params, grads):
+            if g is None:
+                self.grads.append((p, None, None))
+            else:  # all-zero gradients are zeroed back; others are copied
+                self.grads.append((p, g, None if next(zero_flags) else _save(g)))
+        self.buffers = [(b, _save(b)) for b in model.buffers()]
         self.training = [(m, m.training) for m in model.modules()]
         self.groups = [(g, _copy_group(g)) for g in optimizer.param_groups]
-        self.state = {
-            p: (entry, {k: (v, _clone(v)) for k, v in entry.items()}) for p, entry in optimizer.state.items()
-        }
+        self.state: dict[Any, tuple[dict, dict]] | None = None  # taken at the first optimizer step
+        self.schedulers = [(s, copy.deepcopy(s.state_dict())) for s in schedulers]
+        self.scalers = [(s, s.state_dict()) for s in scalers]
         self.cpu_rng = torch.get_rng_state()
         self.cuda_rng = torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None
         self.py_rng = random.getstate()
@@ -48,14 +160,39 @@ class TrainingState:
         self.np_rng = numpy.random.get_state() if numpy is not None else None
 
     @torch.no_grad()
+    def keep(self, param: torch.Tensor) -> None:
+        """Copy a parameter's value, once, before it can change."""
+        if id(param) not in self.kept:
+            self.kept[id(param)] = _save(param)
+
+    @torch.no_grad()
+    def keep_optimizer(self) -> None:
+        """Copy every parameter not copied yet and the optimizer state, once, before a step."""
+        for p in self.params:
+            self.keep(p)
+        if self.state is None:
+            self.state = {
+                p: (entry, {k: (v, _clone(v)) for k, v in entry.items()})
+                for p, entry in self.optimizer.state.items()
+            }
+
+    def before(self, param: torch.Tensor) -> torch.Tensor | None:
+        """The value a parameter had when diagnose began, if it was copied."""
+        return self.kept.get(id(param))
+
+    @torch.no_grad()
     def restore(self) -> None:
         """Put every saved value back."""
-        for p, value, requires_grad in self.params:
-            p.copy_(value)
+        for p, requires_grad in self.flags:
+            kept = self.kept.get(id(p))
+            if kept is not None:
+                p.copy_(kept)
             p.requires_grad_(requires_grad)
+        self._check_uncopied()
+        self.kept.clear()
         for p, grad, value in self.grads:
             if grad is not None:
-                grad.copy_(value)
+                grad.copy_(value) if value is not None else grad.zero_()
             p.grad = grad
         for b, value in self.buffers:
             b.copy_(value)
@@ -65,16 +202,18 @@ class TrainingState:
         for g, saved in self.groups:
             g.clear()
             g.update(_copy_group(saved))
-        self.optimizer.state.clear()
-        for p, (entry, saved) in self.state.items():
-            entry.clear()
-            for k, (original, value) in saved.items():
-                if isinstance(original, torch.Tensor):
-                    original.copy_(value)
-                    entry[k] = original
-                else:
-                    entry[k] = copy.deepcopy(value)
-            self.optimizer.state[p] = entry
+        if self.state is not None:
+            self.optimizer.state.clear()
+            for p, (entry, saved_entry) in self.state.items():
+                entry.clear()
+                for k, (original, value) in saved_entry.items():
+                    if isinstance(original, torch.Tensor):
+                        original.copy_(value)
+                        entry[k] = original
+                    else:
+                        entry[k] = copy.deepcopy(value)
+                self.optimizer.state[p] = entry
+        self._restore_schedulers()
         torch.set_rng_state(self.cpu_rng)
         if self.cuda_rng is not None:
             torch.cuda.set_rng_state_all(self.cuda_rng)
@@ -83,8 +222,32 @@ class TrainingState:
         if numpy is not None and self.np_rng is not None:
             numpy.random.set_state(self.np_rng)
 
+    def _restore_schedulers(self) -> None:
+        for s, saved in self.schedulers:
+            s.load_state_dict(copy.deepcopy(saved))
+        for s, saved in self.scalers:
+            s.load_state_dict(saved)
+
+    def _check_uncopied(self) -> None:
+        """Warn if a parameter changed without passing through a backward or an optimizer step."""
+        if self.start_prints is None:
+            return
+        missing = [i for i, p in enumerate(self.params) if id(p) not in self.kept]
+        if not missing:
+            return
+        now = torch.stack([_fingerprint(self.params[i]) for i in missing])
+        before = self.start_prints[missing]
+        changed = ~((now == before) | (now.isnan() & before.isnan())).all(dim=1)
+        if bool(changed.any()):
+            warnings.warn(
+                "diagnose could not restore parameters that train_step changed outside backward and "
+                "optimizer.step() (e.g. an in-place update before the forward pass)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+
     def __repr__(self) -> str:
         return (
             f"TrainingState({len(self.params)} parameters, {len(self.buffers)} buffers, "
-            f"{len(self.state)} optimizer states)"
+            f"{len(self.schedulers)} schedulers, {len(self.scalers)} scalers)"
         )

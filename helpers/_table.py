@@ -16,6 +16,7 @@ STATUS_COLOURS = {
     "NOT_IN_OPTIMIZER": "#ffe0b2",
     "NO_GRAD": "#ffe0b2",
     "FROZEN": "#e1f5fe",
+    "UNREGISTERED": "#ffe0b2",
     "NON_FINITE_GRAD": "#ffcdd2",
     "non-finite": "#ffcdd2",
     "large": "#ffe0b2",
@@ -82,7 +83,9 @@ def html_table(
         body.append("<tr>" + "".join(tds) + "</tr>")
     cap = f"<caption style='text-align:left'>{html.escape(caption)}</caption>" if caption else ""
     return (
-        "<table class='autograd-report'>"
+        # max-width and overflow-wrap:anywhere let long names wrap, so a wide report shrinks to
+        # the output area (1280 px JupyterLab, Colab) instead of being clipped behind a scrollbar.
+        "<table class='autograd-report' style='max-width:100%;overflow-wrap:anywhere'>"
         + cap
         + f"<thead><tr>{head}</tr></thead><tbody>"
         + "".join(body)

@@ -11,43 +11,18 @@ from typing import Any
 import torch
 from torch import nn
 
-from helpers._probe import StepEvidence, autograd_error_kind, loss_reaches, run_probed_step
-from helpers._state import TrainingState
+from helpers._probe import run_probed_step
+from helpers._state import TrainingState, find_scalers, find_schedulers
 from helpers._table import STATUS_COLOURS
+from helpers._unregistered import unregistered_tensors
 from helpers._validate import require_module
+from helpers.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
 from helpers.gradients import classify_parameter_gradients, optimizer_parameter_ids
-from helpers.parameters import parameter_changes, snapshot_parameters
+from helpers.nonfinite import run_eagerly, unwrap_compiled
+from helpers.parameters import ParameterChange, ParameterChanges
 from helpers.status import Stage
 
 __all__ = ["ADVICE", "Diagnosis", "diagnose"]
-
-ADVICE: dict[Stage, str] = {
-    Stage.GRAD_MODE_DISABLED: "Look for torch.no_grad(), torch.inference_mode() or "
-    "torch.set_grad_enabled(False) around the forward pass (or around the call of the step).",
-    Stage.FORWARD_NON_FINITE: "Find the first module whose output is not finite (evidence): look for "
-    "division by zero, log or sqrt of non-positive values, exp overflow, or NaN in the data.",
-    Stage.LOSS_NOT_IN_GRAPH: "Walk back from the loss: look for .detach(), .item(), .numpy(), "
-    "torch.tensor(...) rebuilt from numbers, or a graph built under no_grad.",
-    Stage.PARAMS_FROZEN: "Look for requires_grad_(False) / requires_grad = False on these parameters; "
-    "pass frozen=[...] to diagnose() if they are frozen on purpose.",
-    Stage.BACKWARD_FAILED: "Read the error: an in-place change of a tensor backward needs (use the "
-    "out-of-place op or .clone()), a second backward through a freed graph (detach carried state "
-    "between steps), or a loss that is not a scalar (reduce it with .mean() or .sum()).",
-    Stage.GRAD_MISSING: "These parameters never got a gradient: find where the path from them to the "
-    "loss is cut (.detach(), .item(), no_grad) or whether their module is used at all.",
-    Stage.GRAD_NON_FINITE: "The forward pass is finite but a backward produced NaN or Inf: look at the "
-    "first backward event (a sqrt, log or division whose derivative blows up, even behind torch.where).",
-    Stage.GRAD_MAGNITUDE: "Gradients are exploding or vanishing: check the loss scale, the learning "
-    "rate, the initialisation, and clip with torch.nn.utils.clip_grad_norm_.",
-    Stage.NOT_IN_OPTIMIZER: "Build the optimizer from model.parameters() after the model is final "
-    "(a layer replaced later is not in it), or add the missing ones with optimizer.add_param_group.",
-    Stage.GRADS_ACCUMULATING: "Call optimizer.zero_grad() (or model.zero_grad()) once per iteration, "
-    "before backward; zero every parameter, not only the optimizer's.",
-    Stage.PARAMS_NOT_UPDATED: "optimizer.step() did not move parameters that had gradients: check that "
-    "it is called, after backward and before zero_grad, and that the learning rate is not zero.",
-    Stage.OK: "Every check passed: gradients reach every trainable parameter, are finite and sane, "
-    "and optimizer.step() moves the parameters.",
-}
 
 
 @dataclass
@@ -91,10 +66,6 @@ class Diagnosis:
         )
 
 
-def _frozen_match(name: str, frozen: tuple[str, ...]) -> bool:
-    return any(name == f or name.startswith(f + ".") for f in frozen)
-
-
 def _check_frozen(model: nn.Module, frozen: Iterable[str]) -> tuple[str, ...]:
     if isinstance(frozen, str):
         frozen = (frozen,)
@@ -103,161 +74,10 @@ def _check_frozen(model: nn.Module, frozen: Iterable[str]) -> tuple[str, ...]:
         if not isinstance(f, str) or not f:
             raise TypeError(f"expected frozen to hold parameter names or module paths, got {f!r}")
     params = [n for n, _ in model.named_parameters()]
-    unknown = [f for f in items if not any(_frozen_match(n, (f,)) for n in params)]
+    unknown = [f for f in items if not any(frozen_match(n, (f,)) for n in params)]
     if unknown:
         raise ValueError(f"frozen names no parameter or module: {unknown}; the parameters are {params}")
     return items
-
-
-def _names(names: Iterable[str], limit: int = 6) -> str:
-    names = list(names)
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
-
-
-def _loss_text(ev: StepEvidence) -> str:
-    if ev.loss_value is None:
-        return "train_step returned no scalar loss"
-    return f"loss = {ev.loss_value:.6g}"
-
-
-def _judge(
-    ev: StepEvidence,
-    model: nn.Module,
-    optimizer: torch.optim.Optimizer,
-    frozen: tuple[str, ...],
-    *,
-    max_grad_norm: float,
-    min_grad: float,
-    grad_enabled_outside: bool,
-    moved: dict[str, bool],
-) -> tuple[Stage, list[str], list[str]]:
-    """The first failing stage of one step, with evidence lines and names."""
-    named = list(model.named_parameters())
-    requires = [n for n, p in named if p.requires_grad]
-    trainable = [n for n in requires if not _frozen_match(n, frozen)]
-    kind = autograd_error_kind(ev.error) if ev.error is not None else None
-    error_text = f"train_step raised {type(ev.error).__name__}: {ev.error}" if ev.error else ""
-    modes = ev.forward_grad_modes
-    grad_off = (modes and not any(modes)) or (not modes and not grad_enabled_outside)
-    got = [n for n in requires if ev.grad_calls.get(n)]
-
-    # 1. grad mode
-    if grad_off and (kind == "not_in_graph" or not got):
-        lines = [f"the model's forward ran {len(modes)} time(s), every time with grad mode off"]
-        if not modes:
-            lines = ["the model never ran; grad mode was off when diagnose() was called"]
-        return Stage.GRAD_MODE_DISABLED, [*lines, error_text] if error_text else lines, []
-    # 2. finite forward and loss
-    watch = ev.watch
-    forward = [e for e in watch.events if e.phase == "forward"] if watch else []
-    loss_bad = ev.loss_value is not None and not math.isfinite(ev.loss_value)
-    if forward or loss_bad:
-        lines = [_loss_text(ev)]
-        if forward:
-            lines.append(f"first non-finite forward tensor: {forward[0].where} (nan={forward[0].nan}, "
-                         f"inf={forward[0].inf})")  # fmt: skip
-        else:
-            lines.append("every module output is finite: the NaN/Inf appears after the model, in the loss")
-        return Stage.FORWARD_NON_FINITE, lines, [e.module for e in forward[:1]]
-    # 3. nothing trains at all
-    if not requires:
-        return (
-            Stage.PARAMS_FROZEN,
-            ["no parameter of the model requires grad", error_text or _loss_text(ev)],
-            [],
-        )
-    # 4. loss connected to the graph
-    if kind == "not_in_graph":
-        return Stage.LOSS_NOT_IN_GRAPH, [error_text, "grad mode was on during the forward pass"], []
-    if ev.error is None and not got:
-        loss = ev.loss
-        if not loss_reaches(loss, {id(p) for _, p in named if p.requires_grad}):
-            leaf = isinstance(loss, torch.Tensor) and loss.grad_fn is None
-            detail = "the loss has no grad_fn" if leaf else "the loss's graph reaches none of the parameters"
-            return (
-                Stage.LOSS_NOT_IN_GRAPH,
-                [
-                    f"no parameter received a gradient; {detail}",
-                    "it was rebuilt from numbers (.item(), NumPy) or cut with .detach()",
-                ],
-                [],
-            )
-    # 5. parameters that should train
-    stray = [n for n, p in named if not p.requires_grad and not _frozen_match(n, frozen)]
-    if stray:
-        return (
-            Stage.PARAMS_FROZEN,
-            [
-                f"requires_grad is False on {_names(stray)} (not listed in frozen=)",
-            ],
-            stray,
-        )
-    # 6. backward
-    if ev.error is not None:
-        return Stage.BACKWARD_FAILED, [error_text], []
-    # 7. gradients present
-    missing = [n for n in trainable if not ev.grad_calls.get(n)]
-    if missing:
-        lines = [f"no gradient reached {_names(missing)} ({len(got)} of {len(requires)} trainable did)"]
-        if not got:
-            lines.append("the loss is connected to the parameters: was loss.backward() called?")
-        return Stage.GRAD_MISSING, lines, missing
-    # 8. finite gradients
-    bad = [n for n in trainable if not math.isfinite(ev.max_abs.get(n, 0.0))]
-    if bad:
-        back = [e for e in watch.events if e.phase == "backward"] if watch else []
-        lines = [f"{_names(bad)}: gradient holds NaN or Inf while the forward pass and loss are finite"]
-        if back:
-            lines.append(f"first non-finite backward tensor: {back[0].where}")
-        return Stage.GRAD_NON_FINITE, lines, bad
-    # 9. magnitudes
-    norm = math.sqrt(ev.sq_norm)
-    largest = max((ev.max_abs.get(n, 0.0) for n in trainable), default=0.0)
-    if norm > max_grad_norm:
-        return Stage.GRAD_MAGNITUDE, [f"total gradient norm {norm:.4g} > max_grad_norm={max_grad_norm:g}"], []
-    if trainable and largest < min_grad:
-        return (
-            Stage.GRAD_MAGNITUDE,
-            [f"every gradient is below min_grad={min_grad:g} (largest |g| = {largest:.4g})"],
-            trainable,
-        )
-    # 10. optimizer coverage
-    in_opt = optimizer_parameter_ids(optimizer)
-    outside = [n for n, p in named if n in trainable and id(p) not in in_opt]
-    if outside:
-        return (
-            Stage.NOT_IN_OPTIMIZER,
-            [f"{_names(outside)} get gradients but no param group of the optimizer holds them"],
-            outside,
-        )
-    # 11. leftovers from the previous iteration
-    stale = [n for n in trainable if ev.leftover.get(n, 0.0) != 0.0]
-    if stale:
-        return (
-            Stage.GRADS_ACCUMULATING,
-            [
-                f"{_names(stale)} still held a non-zero .grad when this step's first backward began",
-                f"largest leftover |g| = {max(ev.leftover[n] for n in stale):.4g}",
-            ],
-            stale,
-        )
-    # 12. the update
-    should_move = [n for n in trainable if ev.max_abs.get(n, 0.0) > 0.0]
-    still = [n for n in should_move if not moved.get(n, True)]
-    if still or (should_move and ev.optimizer_steps == 0):
-        lrs = sorted(
-            {g.get("lr") for g in optimizer.param_groups if not isinstance(g.get("lr"), torch.Tensor)}
-        )
-        return (
-            Stage.PARAMS_NOT_UPDATED,
-            [
-                f"{_names(still or should_move)} had non-zero gradients but did not change",
-                f"optimizer.step() was called {ev.optimizer_steps} time(s); learning rate(s) {lrs}",
-            ],
-            still or should_move,
-        )
-    return Stage.OK, [], []
 
 
 def _validate(
@@ -277,6 +97,70 @@ def _validate(
         raise ValueError(f"expected min_grad >= 0, got {min_grad!r}")
 
 
+def _schedulers(
+    optimizer: torch.optim.Optimizer, train_step: Callable[[], Any], given: Iterable[Any] | None
+) -> list[Any]:
+    found = find_schedulers(optimizer, train_step)
+    for s in given or ():
+        if not hasattr(s, "state_dict") or not hasattr(s, "load_state_dict"):
+            raise TypeError(f"expected schedulers to hold LR schedulers, got {type(s).__name__}")
+        if s not in found:
+            found.append(s)
+    return found
+
+
+def _scaler(train_step: Callable[[], Any], given: Any) -> torch.amp.GradScaler | None:
+    if given is not None:
+        if not isinstance(given, torch.amp.GradScaler):
+            raise TypeError(f"expected scaler to be a torch.amp.GradScaler, got {type(given).__name__}")
+        return given if given.is_enabled() else None
+    found = find_scalers(train_step)
+    return found[0] if found else None
+
+
+@torch.no_grad()
+def _changes(model: nn.Module, saved: TrainingState) -> ParameterChanges:
+    """How far each parameter moved since diagnose began (from the copies kept to restore it)."""
+    named = list(model.named_parameters())
+    stats, kept = [], []
+    for _, p in named:
+        before = saved.before(p)
+        if before is None:
+            kept.append(False)
+            continue
+        kept.append(True)
+        before = before.to(p.device)
+        delta = (p.detach() - before).abs()
+        same = (p.detach() == before) | (p.detach().isnan() & before.isnan())
+        mean = delta.mean(dtype=torch.float64) if delta.numel() else delta.new_zeros((), dtype=torch.float64)
+        mx = delta.amax().double() if delta.numel() else mean
+        stats.append(torch.stack([(~same).any().double(), mean, mx]))
+    values = iter(torch.stack(stats).tolist() if stats else [])
+    rows = []
+    for (name, _), has in zip(named, kept):
+        v = next(values) if has else [0.0, 0.0, 0.0]
+        rows.append(ParameterChange(name, bool(v[0]), v[1], v[2]))
+    return ParameterChanges(rows)
+
+
+def _notes(ev: Any, step: int, facts: StepFacts) -> list[str]:
+    """What a step showed that is worth saying although it is not a finding."""
+    notes = []
+    if ev.skipped_by_scaler and not facts.all_skipped:
+        bad = [n for n in facts.trainable if not math.isfinite(ev.max_abs.get(n, 0.0))]
+        shown = ", ".join(bad[:6]) + (f" and {len(bad) - 6} more" if len(bad) > 6 else "")
+        notes.append(
+            f"step {step}: GradScaler skipped optimizer.step() (scale {ev.scale:g}, non-finite scaled "
+            f"gradients in {shown or 'parameters outside the model'}); the scale settled at "
+            f"{ev.scale_after:g}: not a finding"
+        )
+    if facts.scheduled and ev.lrs is not None and any(lr == 0.0 for lr in ev.lrs):
+        notes.append(
+            f"step {step} ran with lr {sorted(set(ev.lrs))} (the schedule starts at 0): not a finding"
+        )
+    return notes
+
+
 def diagnose(
     train_step: Callable[[], Any],
     model: nn.Module,
@@ -286,47 +170,77 @@ def diagnose(
     frozen: Iterable[str] = (),
     max_grad_norm: float = 1e3,
     min_grad: float = 1e-12,
+    schedulers: Iterable[Any] | None = None,
+    scaler: torch.amp.GradScaler | None = None,
 ) -> Diagnosis:
     """Run train_step `steps` times under instrumentation and name the first checklist stage that fails.
 
     train_step is your own zero-argument iteration (forward, loss, backward, optimizer.step())
     returning the loss (or a tuple that starts with it). Autograd errors it raises become
     evidence; other errors propagate.
-    Parameters, .grad, buffers, optimizer state and RNG states are restored afterwards, always.
+    Parameters, .grad, buffers, optimizer state, RNG states, the optimizer's learning-rate
+    schedulers (found through the optimizer, or pass `schedulers=`) and the step's GradScaler
+    (found in train_step's closure and globals, or pass `scaler=`) are restored afterwards, always.
+    Gradient statistics are divided by the scaler's scale. A compiled model (torch.compile) runs
+    eagerly under torch.compiler.set_stance("force_eager") so every hook sees inside it.
     """
+    model, given_compiled = unwrap_compiled(model) if isinstance(model, nn.Module) else (model, False)
     _validate(train_step, model, optimizer, steps, max_grad_norm, min_grad)
     frozen_names = _check_frozen(model, frozen)
+    found_schedulers = _schedulers(optimizer, train_step, schedulers)
+    used_scaler = _scaler(train_step, scaler)
     grad_enabled = torch.is_grad_enabled()
-    saved = TrainingState(model, optimizer)
+    unregistered = unregistered_tensors(model)
+    saved = TrainingState(model, optimizer, found_schedulers, [used_scaler] if used_scaler else [])
     losses: list[float | None] = []
+    notes: list[str] = []
+    skipped = 0
     try:
-        for step in range(1, steps + 1):
-            before = snapshot_parameters(model)
-            ev = run_probed_step(train_step, model, optimizer)
-            losses.append(ev.loss_value)
-            changes = parameter_changes(model, before)
-            classification = classify_parameter_gradients(model, optimizer)
-            stage, evidence, names = _judge(
-                ev, model, optimizer, frozen_names,
-                max_grad_norm=max_grad_norm, min_grad=min_grad,
-                grad_enabled_outside=grad_enabled, moved=changes.changed,
-            )  # fmt: skip
-            reports = {"gradients": classification, "changes": changes, "non_finite": ev.watch}
-            if stage is not Stage.OK or step == steps:
-                return Diagnosis(
-                    stage=stage,
-                    evidence=[e for e in evidence if e] or [f"{steps} step(s) ran; losses {_losses(losses)}"],
-                    advice=ADVICE[stage],
-                    step=None if stage is Stage.OK else step,
-                    steps=steps,
-                    names=names,
-                    losses=losses,
-                    reports=reports,
-                    error=ev.error,
-                )
+        with run_eagerly():
+            for step in range(1, steps + 1):
+                ev = run_probed_step(train_step, model, optimizer, saved, used_scaler, first=step == 1)
+                losses.append(ev.loss_value)
+                skipped += ev.skipped_by_scaler
+                facts = StepFacts(
+                    ev, model, optimizer, frozen_names,
+                    max_grad_norm=max_grad_norm, min_grad=min_grad, grad_enabled_outside=grad_enabled,
+                    unregistered=unregistered, scheduled=bool(found_schedulers),
+                    all_skipped=step == steps and skipped == steps,
+                )  # fmt: skip
+                stage, evidence, names = Stage.OK, [], []
+                for entry in CHECKLIST:
+                    finding = entry.check(facts)
+                    if finding is not None:
+                        stage, evidence, names = entry.stage, finding.evidence, finding.names
+                        break
+                notes += _notes(ev, step, facts)
+                compiled = given_compiled or bool(ev.watch and ev.watch.compiled)
+                if stage is not Stage.OK or step == steps:
+                    reports = {
+                        "gradients": classify_parameter_gradients(model, optimizer),
+                        "changes": _changes(model, saved),
+                        "non_finite": ev.watch,
+                    }
+                    lines = [e for e in evidence if e] or [f"{steps} step(s) ran; losses {_losses(losses)}"]
+                    if compiled:
+                        notes.append(_EAGER)
+                    return Diagnosis(
+                        stage=stage,
+                        evidence=lines + notes,
+                        advice=ADVICE[stage],
+                        step=None if stage is Stage.OK else step,
+                        steps=steps,
+                        names=names,
+                        losses=losses,
+                        reports=reports,
+                        error=ev.error,
+                    )
         raise AssertionError("unreachable")  # pragma: no cover
     finally:
         saved.restore()
+
+
+_EAGER = "the compiled model ran eagerly (torch.compiler.set_stance('force_eager')) so hooks see inside it"
 
 
 def _losses(losses: list[float | None]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from helpers._stats import dense_values
+from helpers._stats import abs_max, count_nonfinite, dense_values
 from helpers._validate import require_tensor
 
 __all__ = ["NonFiniteError", "assert_finite"]
@@ -27,9 +27,8 @@ def assert_finite(name: str, tensor: torch.Tensor, *, sample_size: int = 5) -> t
     if not (tensor.is_floating_point() or tensor.is_complex()):
         return tensor
     t = dense_values(tensor)
-    if bool(torch.isfinite(t).all()):
+    if bool(abs_max(t).isfinite()):
         return tensor
-    nan = int(torch.isnan(t).sum())
-    inf = int(torch.isinf(t).sum())
+    nan, inf = (int(v) for v in count_nonfinite(t).tolist())
     sample = t[~torch.isfinite(t)].flatten()[:sample_size].tolist()
     raise NonFiniteError(name, nan, inf, sample, t.numel())

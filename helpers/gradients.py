@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 from torch import nn
 
-from helpers._stats import abs_stats, nonfinite_counts, total_norm
-from helpers._table import html_table, text_table
+from helpers._report import Report
+from helpers._stats import abs_max_floats, abs_sum, count_nonfinite, host_floats, total_norm
+from helpers._unregistered import unregistered_tensors
 from helpers._validate import require_module, require_parameters
 from helpers.status import GradStatus
 
@@ -52,107 +52,99 @@ def optimizer_parameter_ids(optimizer: torch.optim.Optimizer) -> set[int]:
     return {id(p) for group in optimizer.param_groups for p in group["params"]}
 
 
-def _status(param: nn.Parameter, row: tuple[float, float] | None, in_optimizer: bool) -> GradStatus:
+def _status(param: torch.Tensor, max_abs: float | None, in_optimizer: bool, registered: bool) -> GradStatus:
     if not param.requires_grad:
         return GradStatus.FROZEN
-    if row is None:
+    if not registered:
+        return GradStatus.UNREGISTERED
+    if max_abs is None:
         return GradStatus.NO_GRAD
-    if not math.isfinite(row[1]):
+    if not math.isfinite(max_abs):
         return GradStatus.NON_FINITE_GRAD
     if not in_optimizer:
         return GradStatus.NOT_IN_OPTIMIZER
-    if row[1] == 0.0:
+    if max_abs == 0.0:
         return GradStatus.ZERO_GRAD
     return GradStatus.OK
 
 
-def _rows(model: nn.Module, optimizer: torch.optim.Optimizer | None) -> list[GradientRow]:
-    require_module(model)
-    opt_ids = optimizer_parameter_ids(optimizer) if optimizer is not None else None
-    named = list(model.named_parameters())
-    with_grad = [(i, p.grad) for i, (_, p) in enumerate(named) if p.grad is not None]
-    stats = dict(zip([i for i, _ in with_grad], abs_stats([g for _, g in with_grad])))
-    bad = [i for i, s in stats.items() if not math.isfinite(s[1])]
-    counts = dict(zip(bad, nonfinite_counts([named[i][1].grad for i in bad])))  # type: ignore[misc]
-    rows = []
-    for i, (name, param) in enumerate(named):
-        s = stats.get(i)
-        in_opt = opt_ids is None or id(param) in opt_ids
-        nan, inf = counts.get(i, (0, 0))
-        rows.append(
-            GradientRow(
-                name=name,
-                status=_status(param, s, in_opt),
-                mean_abs=None if s is None else s[0],
-                max_abs=None if s is None else s[1],
-                finite=s is None or math.isfinite(s[1]),
-                nan=nan,
-                inf=inf,
-            )
-        )
-    return rows
+class GradientReport(Report):
+    """gradient_report's result: one GradientRow per parameter (and per unregistered tensor).
 
-
-class _Report:
-    """Shared behaviour: rows as data, a plain-text repr, an HTML table."""
-
-    title = "report"
-    columns: tuple[str, ...] = ()
-
-    def __init__(self, rows: list[Any]) -> None:
-        self.rows = rows
-
-    def _cells(self, row: Any) -> list[Any]:
-        return [getattr(row, c) for c in self.columns]
-
-    def _summary(self) -> str:
-        return f"{len(self.rows)} parameters"
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self.rows)
-
-    def __getitem__(self, name: str) -> Any:
-        for row in self.rows:
-            if row.name == name:
-                return row
-        raise KeyError(f"no parameter named {name!r}; have {[r.name for r in self.rows]}")
-
-    def __repr__(self) -> str:
-        table = text_table(self.columns, [self._cells(r) for r in self.rows])
-        return f"{self.title} ({self._summary()})\n{table}"
-
-    def _repr_html_(self) -> str:
-        return html_table(
-            self.columns,
-            [self._cells(r) for r in self.rows],
-            caption=f"{self.title} ({self._summary()})",
-            status_column="status",
-        )
-
-
-class GradientReport(_Report):
-    """gradient_report's result: one GradientRow per parameter."""
+    Statuses, max |g| and finiteness come from one pass over the gradients and one host read;
+    the rows' mean |g| (a second pass) and NaN/Inf counts are computed when rows are first used.
+    """
 
     title = "gradient report"
     columns = ("name", "status", "mean_abs", "max_abs", "finite", "nan", "inf")
 
+    @torch.no_grad()
+    def __init__(self, model: nn.Module, optimizer: torch.optim.Optimizer | None = None) -> None:
+        super().__init__()
+        require_module(model)
+        opt_ids = optimizer_parameter_ids(optimizer) if optimizer is not None else None
+        named: list[tuple[str, torch.Tensor]] = list(model.named_parameters())
+        registered = len(named)
+        named += unregistered_tensors(model, {id(p) for _, p in named})
+        grads = [(i, p.grad) for i, (_, p) in enumerate(named) if p.grad is not None]
+        maxes = dict(zip([i for i, _ in grads], abs_max_floats([g for _, g in grads])))
+        self._named = named
+        self._grads = grads  # held until the rows are built (then released)
+        self._versions = [g._version for _, g in grads]
+        self._max = maxes
+        self._status = [
+            _status(p, maxes.get(i), opt_ids is None or id(p) in opt_ids, i < registered)
+            for i, (_, p) in enumerate(named)
+        ]
+
+    def _build_rows(self) -> list[GradientRow]:
+        if any(g._version != v for (_, g), v in zip(self._grads, self._versions)):
+            raise RuntimeError(
+                "the gradients changed since this report was made (zero_grad, a step, backward): "
+                "make a new report, or read .rows before changing them"
+            )
+        with_grad = [i for i, _ in self._grads]
+        bad = [i for i in with_grad if not math.isfinite(self._max[i])]
+        values = [abs_sum(g) for _, g in self._grads]
+        values += [c for i in bad for c in count_nonfinite(self._named[i][1].grad)]  # type: ignore[arg-type]
+        numbers = host_floats(values)  # one host read for every mean and count
+        numels = [g.numel() for _, g in self._grads]
+        means = {i: (s / n if n else 0.0) for i, s, n in zip(with_grad, numbers, numels)}
+        flat = numbers[len(with_grad) :]
+        counts = {i: (int(flat[2 * k]), int(flat[2 * k + 1])) for k, i in enumerate(bad)}
+        self._grads, self._versions = [], []  # rows are built: the gradients are no longer needed
+        rows = []
+        for i, (name, _) in enumerate(self._named):
+            mx = self._max.get(i)
+            nan, inf = counts.get(i, (0, 0))
+            finite = mx is None or math.isfinite(mx)
+            rows.append(GradientRow(name, self._status[i], means.get(i), mx, finite, nan, inf))
+        return rows
+
     @property
     def status(self) -> dict[str, GradStatus]:
         """Parameter name to its GradStatus."""
-        return {r.name: r.status for r in self.rows}
+        return {name: st for (name, _), st in zip(self._named, self._status)}
 
     @property
     def all_finite(self) -> bool:
         """True when no gradient holds NaN or Inf."""
-        return all(r.finite for r in self.rows)
+        return all(math.isfinite(m) for m in self._max.values())
+
+    @property
+    def unregistered(self) -> list[str]:
+        """Attribute paths of trainable tensors the model holds but does not register."""
+        return [n for (n, _), st in zip(self._named, self._status) if st is GradStatus.UNREGISTERED]
 
     def _summary(self) -> str:
-        bad = sum(not r.finite for r in self.rows)
-        missing = sum(r.status is GradStatus.NO_GRAD for r in self.rows)
-        return f"{len(self.rows)} parameters, {missing} without grad, {bad} non-finite"
+        bad = sum(not math.isfinite(m) for m in self._max.values())
+        missing = sum(st is GradStatus.NO_GRAD for st in self._status)
+        text = f"{len(self._named)} parameters, {missing} without grad, {bad} non-finite"
+        unregistered = len(self.unregistered)
+        return text + (f", {unregistered} unregistered" if unregistered else "")
+
+    def __len__(self) -> int:
+        return len(self._named)
 
 
 class GradClassification(GradientReport):
@@ -163,25 +155,27 @@ class GradClassification(GradientReport):
 
     def names(self, status: GradStatus) -> list[str]:
         """The parameters with the given status."""
-        return [r.name for r in self.rows if r.status is status]
+        return [n for (n, _), st in zip(self._named, self._status) if st is status]
 
     def _summary(self) -> str:
         counts: dict[str, int] = {}
-        for r in self.rows:
-            counts[r.status.name] = counts.get(r.status.name, 0) + 1
+        for st in self._status:
+            counts[st.name] = counts.get(st.name, 0) + 1
         return ", ".join(f"{k}={v}" for k, v in counts.items())
 
 
 def gradient_report(model: nn.Module) -> GradientReport:
-    """Status and |g| statistics of every parameter's gradient; one host read when all are finite."""
-    return GradientReport(_rows(model, None))
+    """Status and |g| statistics of every parameter's gradient (and of trainable tensors the model
+    holds without registering them); one host read when all are finite, rows built on first use."""
+    return GradientReport(model)
 
 
 def classify_parameter_gradients(
     model: nn.Module, optimizer: torch.optim.Optimizer | None = None
 ) -> GradClassification:
-    """Label every parameter FROZEN, NO_GRAD, NON_FINITE_GRAD, NOT_IN_OPTIMIZER, ZERO_GRAD or OK."""
-    return GradClassification(_rows(model, optimizer))
+    """Label every parameter FROZEN, UNREGISTERED, NO_GRAD, NON_FINITE_GRAD, NOT_IN_OPTIMIZER,
+    ZERO_GRAD or OK; one pass over the gradients and one host read when they are finite."""
+    return GradClassification(model, optimizer)
 
 
 @torch.no_grad()

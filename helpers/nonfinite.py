@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+import sys
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -12,14 +14,45 @@ from typing import Any
 import torch
 from torch import nn
 
-from helpers._stats import host_floats, on_device
+from helpers._stats import abs_max, count_nonfinite, host_floats, on_device
 from helpers._table import html_table, text_table
 from helpers._validate import require_module
 from helpers.finite import NonFiniteError
 
 __all__ = ["NonFiniteEvent", "NonFiniteWatch", "watch_non_finite"]
 
-_ENGINE = torch.autograd.Variable._execution_engine  # queue_callback: run once a backward pass ends
+
+def called_through_compiled(model: nn.Module, depth: int = 16) -> bool:
+    """Whether the running call of `model` came through a torch.compile wrapper of it.
+
+    Looks up the Python stack (a few frames, from a forward pre-hook) for a caller whose
+    `self` is the wrapper (an OptimizedModule, whose `_orig_mod` is the model).
+    """
+    frame = sys._getframe(1)
+    for _ in range(depth):
+        frame = frame.f_back
+        if frame is None:
+            return False
+        owner = frame.f_locals.get("self")
+        if owner is not model and getattr(owner, "_orig_mod", None) is model:
+            return True
+    return False
+
+
+def unwrap_compiled(model: nn.Module) -> tuple[nn.Module, bool]:
+    """The original module of a torch.compile wrapper (and True), or the module itself (and False)."""
+    original = getattr(model, "_orig_mod", None)
+    return (original, True) if isinstance(original, nn.Module) else (model, False)
+
+
+def run_eagerly() -> contextlib.AbstractContextManager:
+    """torch.compiler.set_stance("force_eager"): compiled code runs as plain Python, hooks fire.
+
+    Documented torch API; a no-op (nothing imported) when torch.compile was never used.
+    """
+    if "torch._dynamo.eval_frame" not in sys.modules or not hasattr(torch.compiler, "set_stance"):
+        return contextlib.nullcontext()
+    return torch.compiler.set_stance("force_eager")
 
 
 @dataclass(frozen=True)
@@ -32,6 +65,7 @@ class NonFiniteEvent:
     nan: int | None  # None: unknown (the gradient was not kept), at least one NaN or Inf
     inf: int | None
     pass_index: int  # 1 for the first forward (or backward) pass seen under the watch
+    after: str | None = None  # an input made between modules: the last module that finished before it
 
     @property
     def where(self) -> str:
@@ -69,25 +103,18 @@ def _tensors(value: Any, label: str) -> Iterator[tuple[str, torch.Tensor]]:
             yield from _tensors(v, f"{label}[{k!r}]")
 
 
-def _real(t: torch.Tensor) -> torch.Tensor:
-    """t detached; a complex tensor as its real and imaginary parts, so each is checked."""
-    return torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
+def _version(t: torch.Tensor) -> int:
+    """t's in-place version counter; inference tensors have none (and cannot change in place here)."""
+    return 0 if t.is_inference() else t._version
 
 
 def _flag(t: torch.Tensor) -> torch.Tensor:
-    """A 0-dim tensor on t's device, finite when t holds no NaN and no Inf: t's sum.
+    """A 0-dim tensor on t's device, finite exactly when t holds no NaN and no Inf: max |t|.
 
-    One reduction, the cheapest there is. A sum is NaN or infinite whenever one term is; it
-    can also overflow on huge finite values, a false alarm that a recount removes.
+    One reduction without a temporary (aminmax); a maximum of finite values never overflows,
+    so a flag is never a false alarm, in any dtype.
     """
-    v = _real(t)
-    return v.sum(dtype=torch.float32) if v.element_size() < 4 else v.sum()
-
-
-def _counts(t: torch.Tensor) -> torch.Tensor:
-    """[NaN count, Inf count] of t, on t's device."""
-    v = _real(t)
-    return torch.stack([torch.isnan(v).sum(), torch.isinf(v).sum()])
+    return abs_max(t)
 
 
 @dataclass
@@ -100,6 +127,7 @@ class _Pending:
     tensor: str
     value: torch.Tensor
     recount: Callable[[], Any] | None
+    after: str | None = None
 
 
 def _keeper(t: torch.Tensor) -> Callable[[], torch.Tensor | None]:
@@ -142,12 +170,16 @@ class NonFiniteWatch:
         require_module(model, allow_empty=True)
         if not isinstance(raise_on_first, bool):
             raise TypeError(f"expected raise_on_first to be True or False, got {raise_on_first!r}")
+        model, self._given_compiled = unwrap_compiled(model)
         self.model, self.raise_on_first = model, raise_on_first
         self._names = {id(m): name for name, m in model.named_modules()}
         self._handles: list[Any] = []  # module and parameter hooks
         self._tensor_handles: list[Any] = []  # hooks on module inputs that may still fire
         self._inputs: dict[tuple[int, int], tuple[weakref.ref, list[str]]] = {}  # hooked this forward
-        self._outputs: dict[int, weakref.ref] = {}  # this forward's checked outputs
+        self._outputs: dict[int, tuple[weakref.ref, int]] = {}  # this forward's checked tensors
+        self._last_done = ""  # the module whose forward finished last
+        self.compiled = False  # whether compiled code was found and runs eagerly under the watch
+        self._eager: contextlib.AbstractContextManager | None = None
         self._pending: list[_Pending] = []
         self._passes = {"forward": 0, "backward": 0}
         self._in_pass = {"forward": False, "backward": False}
@@ -160,8 +192,8 @@ class NonFiniteWatch:
         if not self._in_pass[phase]:
             self._in_pass[phase] = True
             self._passes[phase] += 1
-            if phase == "backward":  # marks the end of this backward pass; reads nothing
-                _ENGINE.queue_callback(self._end_backward)
+        if phase == "forward":  # a backward after this forward is a new backward pass
+            self._in_pass["backward"] = False
         return self._passes[phase]
 
     def _record(
@@ -171,28 +203,37 @@ class NonFiniteWatch:
         label: str,
         t: torch.Tensor,
         recount: Callable[[], Any] | None = None,
+        after: str | None = None,
     ) -> None:
         """Queue t's flag for the next read; recount finds t again then, for exact counts."""
         index = self._start(phase)
         if self.raise_on_first:
-            nan, inf = (int(v) for v in _counts(t).tolist())
+            nan, inf = (int(v) for v in count_nonfinite(t).tolist())
             self.reads += 1
             if nan or inf:
-                event = NonFiniteEvent(phase, module, label, nan, inf, index)
+                event = NonFiniteEvent(phase, module, label, nan, inf, index, after)
                 self._events.append(event)
                 v = t.detach()
                 sample = v[~torch.isfinite(v)].flatten()[:5].tolist()
                 raise NonFiniteError(event.where, nan, inf, sample, t.numel())
             return
-        self._pending.append(_Pending(phase, index, module, label, _flag(t), recount))
+        self._pending.append(_Pending(phase, index, module, label, _flag(t), recount, after))
 
     def _forward_pre(self, module: nn.Module, args: tuple) -> None:
         name = self._names.get(id(module), "?")
         if module is self.model:
             self._depth += 1
             if self._depth == 1:
+                self._last_done = ""
+                self.compiled = self.compiled or called_through_compiled(self.model)
                 for label, t in _tensors(args, "input"):
+                    self._outputs[id(t)] = (weakref.ref(t), _version(t))
                     self._record("forward", name, label, t, _keeper(t))
+        else:  # an input no module produced was made in the parent's forward, between modules
+            for label, t in _tensors(args, "input"):
+                if not self._seen(t):
+                    self._outputs[id(t)] = (weakref.ref(t), _version(t))
+                    self._record("forward", name, label, t, _keeper(t), after=self._last_done)
         if not torch.is_grad_enabled():
             return
         for label, t in _tensors(args, "grad input"):
@@ -214,14 +255,19 @@ class NonFiniteWatch:
 
         return hook
 
+    def _seen(self, t: torch.Tensor) -> bool:
+        """Whether this tensor, at this version (in-place ops make new ones), was checked this pass."""
+        seen = self._outputs.get(id(t))
+        return seen is not None and seen[0]() is t and seen[1] == _version(t)
+
     def _forward_post(self, module: nn.Module, args: tuple, output: Any) -> None:
         name = self._names.get(id(module), "?")
         for label, t in _tensors(output, "output"):
-            seen = self._outputs.get(id(t))
-            if seen is not None and seen() is t:
+            if self._seen(t):
                 continue  # the inner module that produced it was checked first
-            self._outputs[id(t)] = weakref.ref(t)
+            self._outputs[id(t)] = (weakref.ref(t), _version(t))
             self._record("forward", name, label, t, _keeper(t))
+        self._last_done = name
         if module is self.model:
             self._depth -= 1
             if self._depth == 0:
@@ -247,9 +293,6 @@ class NonFiniteWatch:
         self._tensor_handles = [h for h in self._tensor_handles if h.hooks_dict_ref() is not None]
         self._read()
 
-    def _end_backward(self) -> None:
-        self._in_pass["backward"] = False
-
     # ---- reading ---------------------------------------------------------------------------
     def _read(self) -> None:
         """Read every pending flag with one host read; count the non-finite ones (one more read)."""
@@ -262,17 +305,16 @@ class NonFiniteWatch:
         bad = [(p, f) for p, f in zip(pending, flags) if not math.isfinite(f)]
         found = [p.recount() if p.recount is not None else None for p, _ in bad]
         found = [t if isinstance(t, torch.Tensor) and _checkable(t) else None for t in found]
-        live = [on_device(_counts(t), device) for t in found if t is not None]
+        live = [on_device(count_nonfinite(t), device) for t in found if t is not None]
         recounted = iter(torch.stack(live).tolist() if live else [])
         self.reads += bool(live)
         for (p, flag), t in zip(bad, found):
             if t is not None:
                 nan, inf = (int(v) for v in next(recounted))
                 if nan or inf:
-                    self._events.append(NonFiniteEvent(p.phase, p.module, p.tensor, nan, inf, p.index))
-                elif p.phase == "forward":  # a forward tensor recounted finite: the sum overflowed
-                    continue
-                else:  # the gradient was overwritten since (zero_grad): what the flag proves
+                    event = NonFiniteEvent(p.phase, p.module, p.tensor, nan, inf, p.index, p.after)
+                    self._events.append(event)
+                else:  # overwritten since (zero_grad, an in-place op): what the flag proves
                     self._events.append(self._lower_bound(p, flag))
             else:  # never kept (gradients w.r.t. inputs) or freed since: what the flag proves
                 self._events.append(self._lower_bound(p, flag))
@@ -281,7 +323,7 @@ class NonFiniteWatch:
     def _lower_bound(p: _Pending, flag: float) -> NonFiniteEvent:
         """An infinite sum proves Inf and no NaN; a NaN sum, NaN or Infs of both signs."""
         nan = None if math.isnan(flag) else 0
-        return NonFiniteEvent(p.phase, p.module, p.tensor, nan, None, p.index)
+        return NonFiniteEvent(p.phase, p.module, p.tensor, nan, None, p.index, p.after)
 
     # ---- context manager -------------------------------------------------------------------
     def __enter__(self) -> NonFiniteWatch:
@@ -298,6 +340,9 @@ class NonFiniteWatch:
             if param.requires_grad:
                 module, pname = owners[id(param)]
                 self._handles.append(param.register_hook(self._param_hook(module, f"grad {pname}", param)))
+        self.compiled = self._given_compiled or any(unwrap_compiled(m)[1] for m in self.model.modules())
+        self._eager = run_eagerly()
+        self._eager.__enter__()
         return self
 
     def __exit__(
@@ -309,6 +354,9 @@ class NonFiniteWatch:
         for handle in self._handles + self._tensor_handles:
             handle.remove()
         self._handles, self._tensor_handles = [], []
+        if self._eager is not None:
+            self._eager.__exit__(None, None, None)
+            self._eager = None
         self._inputs.clear()
         self._outputs.clear()
         self._depth = 0
@@ -347,9 +395,10 @@ class NonFiniteWatch:
         ]
 
     def _caption(self) -> str:
+        eager = "; compiled code ran eagerly (torch.compiler.set_stance('force_eager'))"
         return (
             f"{self._passes['forward']} forward and {self._passes['backward']} backward passes, "
-            f"{len(self._events)} non-finite tensors"
+            f"{len(self._events)} non-finite tensors" + (eager if self.compiled else "")
         )
 
     def __repr__(self) -> str:

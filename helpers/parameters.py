@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from helpers._report import Report
 from helpers._stats import on_device
-from helpers._table import html_table, text_table
 from helpers._validate import require_module, require_tensor
 
 __all__ = [
@@ -33,13 +33,15 @@ class ParameterRow:
     requires_grad: bool
 
 
-class ParameterReport:
+class ParameterReport(Report):
     """parameter_report's result: `.rows`, `.total` and `.trainable` element counts."""
 
+    title = "parameter report"
     columns = ("name", "shape", "numel", "requires_grad")
+    status_column = None
 
     def __init__(self, rows: list[ParameterRow]) -> None:
-        self.rows = rows
+        super().__init__(rows)
         self.total = sum(r.numel for r in rows)
         self.trainable = sum(r.numel for r in rows if r.requires_grad)
 
@@ -48,17 +50,8 @@ class ParameterReport:
         """Names of the parameters that do not require grad."""
         return [r.name for r in self.rows if not r.requires_grad]
 
-    def _cells(self) -> list[list[object]]:
-        return [[r.name, r.shape, r.numel, r.requires_grad] for r in self.rows]
-
     def _summary(self) -> str:
         return f"total parameters: {self.total:,}, trainable: {self.trainable:,}"
-
-    def __repr__(self) -> str:
-        return f"parameter report ({self._summary()})\n" + text_table(self.columns, self._cells())
-
-    def _repr_html_(self) -> str:
-        return html_table(self.columns, self._cells(), caption=f"parameter report ({self._summary()})")
 
 
 def parameter_report(model: nn.Module) -> ParameterReport:
@@ -95,13 +88,14 @@ class ParameterChange:
     max_delta: float
 
 
-class ParameterChanges:
+class ParameterChanges(Report):
     """parameter_changes' result: `.changed` maps name to bool; rows hold the deltas."""
 
+    title = "parameter changes"
     columns = ("name", "status", "mean_delta", "max_delta")
 
     def __init__(self, rows: list[ParameterChange]) -> None:
-        self.rows = rows
+        super().__init__(rows)
         self.changed = {r.name: r.changed for r in rows}
 
     @property
@@ -109,30 +103,11 @@ class ParameterChanges:
         """Names of the parameters that did not move."""
         return [r.name for r in self.rows if not r.changed]
 
-    def _cells(self) -> list[list[object]]:
-        return [
-            [r.name, "changed" if r.changed else "unchanged", r.mean_delta, r.max_delta] for r in self.rows
-        ]
+    def _cells(self, row: ParameterChange) -> list[object]:
+        return [row.name, "changed" if row.changed else "unchanged", row.mean_delta, row.max_delta]
 
     def _summary(self) -> str:
         return f"{sum(self.changed.values())} of {len(self.rows)} changed"
-
-    def __getitem__(self, name: str) -> ParameterChange:
-        for row in self.rows:
-            if row.name == name:
-                return row
-        raise KeyError(f"no parameter named {name!r}")
-
-    def __repr__(self) -> str:
-        return f"parameter changes ({self._summary()})\n" + text_table(self.columns, self._cells())
-
-    def _repr_html_(self) -> str:
-        return html_table(
-            self.columns,
-            self._cells(),
-            caption=f"parameter changes ({self._summary()})",
-            status_column="status",
-        )
 
 
 @torch.no_grad()

@@ -11,6 +11,7 @@ class GradStatus(Enum):
     """What one parameter's gradient says, decided in this order."""
 
     FROZEN = "requires_grad is False"
+    UNREGISTERED = "requires grad but the model does not register it (a plain list, dict or attribute)"
     NO_GRAD = ".grad is None: the parameter took no part in backward"
     NON_FINITE_GRAD = ".grad holds NaN or Inf"
     NOT_IN_OPTIMIZER = "has a gradient but the optimizer does not hold it"
@@ -32,6 +33,7 @@ class Stage(Enum):
     GRAD_MISSING = "some trainable parameters receive no gradient"
     GRAD_NON_FINITE = "some gradients hold NaN or Inf"
     GRAD_MAGNITUDE = "gradients are exploding or vanishing"
+    PARAMS_UNREGISTERED = "trainable tensors the model holds but does not register (plain list or dict)"
     NOT_IN_OPTIMIZER = "some parameters with gradients are not in the optimizer"
     GRADS_ACCUMULATING = "gradients from the previous step are still there"
     PARAMS_NOT_UPDATED = "optimizer.step() did not change the parameters"

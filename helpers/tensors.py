@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import torch
 
-from helpers._stats import dense_values
+from helpers._stats import count_nonfinite, dense_values
 from helpers._table import fmt, html_table
 from helpers._validate import require_tensor
 
@@ -96,13 +96,10 @@ def _statistics(tensor: torch.Tensor) -> dict[str, float | int | None]:
     values = (stored.abs() if stored.is_complex() else stored).flatten()
     if stored.numel() < t.numel():  # a sparse tensor's unstored elements are zeros
         values = torch.cat([values, values.new_zeros(1)])
-    row = torch.stack(
+    row = torch.cat(
         [
-            values.amin().double(),
-            values.amax().double(),
-            values.double().sum() / t.numel(),
-            torch.isnan(stored).sum().double(),
-            torch.isinf(stored).sum().double(),
+            torch.stack([values.amin().double(), values.amax().double(), values.double().sum() / t.numel()]),
+            count_nonfinite(stored).double(),
         ]
     ).tolist()
     return {"min": row[0], "max": row[1], "mean": row[2], "nan": int(row[3]), "inf": int(row[4])}

@@ -6,6 +6,7 @@ from helpers import GradStatus, Stage
 def test_grad_status_members_in_decision_order():
     assert [s.name for s in GradStatus] == [
         "FROZEN",
+        "UNREGISTERED",
         "NO_GRAD",
         "NON_FINITE_GRAD",
         "NOT_IN_OPTIMIZER",
@@ -24,6 +25,7 @@ def test_stage_members_in_checklist_order():
         "GRAD_MISSING",
         "GRAD_NON_FINITE",
         "GRAD_MAGNITUDE",
+        "PARAMS_UNREGISTERED",
         "NOT_IN_OPTIMIZER",
         "GRADS_ACCUMULATING",
         "PARAMS_NOT_UPDATED",

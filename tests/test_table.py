@@ -40,7 +40,8 @@ def test_html_table_escapes_and_colours():
         status_column="status",
     )
     assert page.startswith(
-        "<table class='autograd-report'><caption style='text-align:left'>a &lt;caption&gt;"
+        "<table class='autograd-report' style='max-width:100%;overflow-wrap:anywhere'>"
+        "<caption style='text-align:left'>a &lt;caption&gt;"
     )
     assert "<td>&lt;b&gt;</td>" in page and "<td>w&amp;b</td>" in page
     assert f'<td style="background:{STATUS_COLOURS["OK"]}">OK</td>' in page
@@ -51,3 +52,11 @@ def test_html_table_escapes_and_colours():
 
 def test_every_grad_status_has_a_colour():
     assert {s.name for s in GradStatus} <= set(STATUS_COLOURS)
+
+
+def test_html_tables_shrink_to_the_output_area_instead_of_being_clipped():
+    # A 1280 px JupyterLab output area clipped the gradient report of a real model (long names,
+    # seven columns): the table may not be wider than its container, and names wrap anywhere.
+    page = html_table(["name", "status"], [["transformer.h.11.attn.c_attn.weight" * 4, "OK"]])
+    opening = page[: page.index(">") + 1]
+    assert "max-width:100%" in opening and "overflow-wrap:anywhere" in opening

@@ -1,0 +1,74 @@
+"""Trainable tensors a model holds in plain attributes (lists, dicts, tuples) but does not register."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+__all__ = ["unregistered_tensors"]
+
+# What every nn.Module keeps in its __dict__ (hook tables, registries): never user state.
+_MODULE_INTERNALS = frozenset(vars(nn.Module()))
+_MAX_DEPTH = 4  # nesting of containers searched below one attribute
+
+
+def _walk(value: Any, path: str, depth: int, seen: set[int], found: list[tuple[str, torch.Tensor]]) -> None:
+    if id(value) in seen or depth > _MAX_DEPTH:
+        return
+    if isinstance(value, torch.Tensor):
+        seen.add(id(value))
+        if value.requires_grad:
+            found.append((path, value))
+    elif isinstance(value, nn.Module):
+        seen.add(id(value))
+        for name, p in value.named_parameters(remove_duplicate=True):
+            if id(p) not in seen:
+                seen.add(id(p))
+                if p.requires_grad:
+                    found.append((f"{path}.{name}", p))
+        for name, m in value.named_modules():
+            seen.add(id(m))
+            _attributes(m, f"{path}.{name}" if name else path, depth + 1, seen, found)
+    elif isinstance(value, (list, tuple)):
+        seen.add(id(value))
+        for i, v in enumerate(value):
+            _walk(v, f"{path}[{i}]", depth + 1, seen, found)
+    elif isinstance(value, dict):
+        seen.add(id(value))
+        for k, v in value.items():
+            _walk(v, f"{path}[{k!r}]", depth + 1, seen, found)
+
+
+def _attributes(
+    module: nn.Module, prefix: str, depth: int, seen: set[int], found: list[tuple[str, torch.Tensor]]
+) -> None:
+    state = vars(module)
+    for attr in state.keys() - _MODULE_INTERNALS:  # a set difference in C: most modules have none left
+        value = state[attr]
+        if isinstance(value, (torch.Tensor, nn.Module, list, tuple, dict)) and not attr.startswith("__"):
+            _walk(value, f"{prefix}.{attr}" if prefix else attr, depth, seen, found)
+
+
+def unregistered_tensors(
+    model: nn.Module, registered: set[int] | None = None
+) -> list[tuple[str, torch.Tensor]]:
+    """(attribute path, tensor) for every tensor that requires grad, reachable from the model's
+    attributes (directly or in plain lists, tuples and dicts), that the model does not register.
+
+    A layer kept in a Python list is never in model.parameters(): not in an optimizer built from
+    it, not moved by .to(device), not saved by state_dict(). Paths read like code:
+    "blocks[1].weight", "heads['a'].bias", "scale" (a tensor set as a plain attribute).
+    `registered`: the ids of model.parameters(), when the caller has them already.
+    """
+    modules = list(model.named_modules())
+    seen = {id(m) for _, m in modules}
+    seen |= registered if registered is not None else {id(p) for p in model.parameters()}
+    found: list[tuple[str, torch.Tensor]] = []
+    for name, module in modules:
+        _attributes(module, name, 0, seen, found)
+    if found:  # a buffer that requires grad is registered too (rare: checked only when needed)
+        buffers = {id(b) for b in model.buffers()}
+        found = [(n, t) for n, t in found if id(t) not in buffers]
+    return found

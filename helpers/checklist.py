@@ -1,0 +1,400 @@
+"""The debugging checklist as data: one entry per stage, with its check, its evidence and its advice.
+
+`diagnose` runs a step under instrumentation, builds a `StepFacts` from what it saw, and walks
+CHECKLIST in order: the first check that finds something names the stage. A check returns
+None (passed) or a Finding (evidence lines and the parameters or modules involved).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import nn
+
+from helpers._probe import StepEvidence, autograd_error_kind, loss_reaches
+from helpers.gradients import optimizer_parameter_ids
+from helpers.status import Stage
+
+__all__ = ["ADVICE", "CHECKLIST", "Check", "Finding", "StepFacts"]
+
+
+@dataclass
+class Finding:
+    """What a failing check shows: evidence lines and the names involved."""
+
+    evidence: list[str]
+    names: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"Finding({self.evidence!r}, names={self.names!r})"
+
+
+@dataclass
+class StepFacts:
+    """Everything one step showed, as the checks read it."""
+
+    ev: StepEvidence
+    model: nn.Module
+    optimizer: torch.optim.Optimizer
+    frozen: tuple[str, ...]
+    max_grad_norm: float
+    min_grad: float
+    grad_enabled_outside: bool
+    unregistered: list[tuple[str, torch.Tensor]]
+    scheduled: bool  # a learning-rate scheduler drives this optimizer
+    all_skipped: bool  # the GradScaler skipped every step so far, this one included, and it is the last
+    named: list[tuple[str, nn.Parameter]] = field(default_factory=list)
+    requires: list[str] = field(default_factory=list)
+    trainable: list[str] = field(default_factory=list)
+    kind: str | None = None
+    error_text: str = ""
+    got: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.named = list(self.model.named_parameters())
+        self.requires = [n for n, p in self.named if p.requires_grad]
+        self.trainable = [n for n in self.requires if not frozen_match(n, self.frozen)]
+        ev = self.ev
+        self.kind = autograd_error_kind(ev.error) if ev.error is not None else None
+        self.error_text = f"train_step raised {type(ev.error).__name__}: {ev.error}" if ev.error else ""
+        self.got = [n for n in self.requires if ev.grad_calls.get(n)]
+
+    def __repr__(self) -> str:
+        return f"StepFacts({self.ev!r}, {len(self.named)} parameters)"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One checklist entry: the stage, the check, what evidence it gathers, the advice."""
+
+    stage: Stage
+    check: Callable[[StepFacts], Finding | None]
+    evidence: str
+    advice: str
+
+    def __repr__(self) -> str:
+        return f"Check({self.stage.name}: {self.evidence})"
+
+
+def frozen_match(name: str, frozen: tuple[str, ...]) -> bool:
+    """Whether a parameter name is one of, or inside one of, the frozen names."""
+    return any(name == f or name.startswith(f + ".") for f in frozen)
+
+
+def names_text(names: Iterable[str], limit: int = 6) -> str:
+    """At most `limit` names, comma-separated, with a count of the rest."""
+    names = list(names)
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def loss_text(ev: StepEvidence) -> str:
+    """The loss as evidence."""
+    if ev.loss_value is None:
+        return "train_step returned no scalar loss"
+    return f"loss = {ev.loss_value:.6g}"
+
+
+def _origin(event: Any) -> list[str]:
+    """Where a non-finite forward tensor came from, when no module made it."""
+    if not event.tensor.startswith("input") or not event.module:
+        return []
+    parent = event.module.rpartition(".")[0]
+    where = f"the forward of {parent!r}" if parent else "the model's forward"
+    after = f", after {event.after!r} ran" if event.after else ", before any submodule ran"
+    return [
+        f"{event.module!r} received it already non-finite: it was computed in {where}{after} "
+        f"(the code between modules), not by {event.module!r}"
+    ]
+
+
+# ---- the checks, in checklist order ---------------------------------------------------------
+def _grad_mode(f: StepFacts) -> Finding | None:
+    modes = f.ev.forward_grad_modes
+    grad_off = (modes and not any(modes)) or (not modes and not f.grad_enabled_outside)
+    if not (grad_off and (f.kind == "not_in_graph" or not f.got)):
+        return None
+    lines = [f"the model's forward ran {len(modes)} time(s), every time with grad mode off"]
+    if not modes:
+        lines = ["the model never ran; grad mode was off when diagnose() was called"]
+    return Finding([*lines, f.error_text] if f.error_text else lines)
+
+
+def _forward_finite(f: StepFacts) -> Finding | None:
+    watch = f.ev.watch
+    forward = [e for e in watch.events if e.phase == "forward"] if watch else []
+    loss_bad = f.ev.loss_value is not None and not math.isfinite(f.ev.loss_value)
+    if not (forward or loss_bad):
+        return None
+    lines = [loss_text(f.ev)]
+    if forward:
+        first = forward[0]
+        lines.append(f"first non-finite forward tensor: {first.where} (nan={first.nan}, inf={first.inf})")
+        lines += _origin(first)
+    else:
+        lines.append("every module output is finite: the NaN/Inf appears after the model, in the loss")
+    return Finding(lines, [e.module for e in forward[:1]])
+
+
+def _anything_trains(f: StepFacts) -> Finding | None:
+    if f.requires:
+        return None
+    return Finding(["no parameter of the model requires grad", f.error_text or loss_text(f.ev)])
+
+
+def _loss_in_graph(f: StepFacts) -> Finding | None:
+    if f.kind == "not_in_graph":
+        return Finding([f.error_text, "grad mode was on during the forward pass"])
+    if f.ev.error is None and not f.got:
+        loss = f.ev.loss
+        if not loss_reaches(loss, {id(p) for _, p in f.named if p.requires_grad}):
+            leaf = isinstance(loss, torch.Tensor) and loss.grad_fn is None
+            detail = "the loss has no grad_fn" if leaf else "the loss's graph reaches none of the parameters"
+            return Finding(
+                [
+                    f"no parameter received a gradient; {detail}",
+                    "it was rebuilt from numbers (.item(), NumPy) or cut with .detach()",
+                ]
+            )
+    return None
+
+
+def _nothing_frozen_by_mistake(f: StepFacts) -> Finding | None:
+    stray = [n for n, p in f.named if not p.requires_grad and not frozen_match(n, f.frozen)]
+    if not stray:
+        return None
+    return Finding([f"requires_grad is False on {names_text(stray)} (not listed in frozen=)"], stray)
+
+
+def _backward_ran(f: StepFacts) -> Finding | None:
+    return Finding([f.error_text]) if f.ev.error is not None else None
+
+
+def _gradients_present(f: StepFacts) -> Finding | None:
+    missing = [n for n in f.trainable if not f.ev.grad_calls.get(n)]
+    if not missing:
+        return None
+    lines = [f"no gradient reached {names_text(missing)} ({len(f.got)} of {len(f.requires)} trainable did)"]
+    if not f.got:
+        lines.append("the loss is connected to the parameters: was loss.backward() called?")
+    return Finding(lines, missing)
+
+
+def _scaler_skip(f: StepFacts) -> list[str]:
+    ev = f.ev
+    bad = [n for n in f.trainable if not math.isfinite(ev.max_abs.get(n, 0.0))]
+    return [
+        f"GradScaler skipped optimizer.step(): scale {ev.scale:g} (lowered to {ev.scale_after:g}); "
+        f"non-finite scaled gradients in {names_text(bad) or 'parameters outside the model'}"
+    ]
+
+
+def _gradients_finite(f: StepFacts) -> Finding | None:
+    ev = f.ev
+    if ev.skipped_by_scaler:
+        if not f.all_skipped:
+            return None  # the scaler's job: it lowers the scale and the next step runs
+        bad = [n for n in f.trainable if not math.isfinite(ev.max_abs.get(n, 0.0))]
+        lines = [*_scaler_skip(f), "every step was skipped: even the lowered scales overflow"]
+        return Finding(lines, bad)
+    bad = [n for n in f.trainable if not math.isfinite(ev.max_abs.get(n, 0.0))]
+    if not bad:
+        return None
+    watch = ev.watch
+    back = [e for e in watch.events if e.phase == "backward"] if watch else []
+    lines = [f"{names_text(bad)}: gradient holds NaN or Inf while the forward pass and loss are finite"]
+    if back:
+        lines.append(f"first non-finite backward tensor: {back[0].where}")
+    return Finding(lines, bad)
+
+
+def _magnitudes(f: StepFacts) -> Finding | None:
+    ev = f.ev
+    if ev.skipped_by_scaler:
+        return None  # non-finite scaled gradients, handled above
+    norm = math.sqrt(ev.sq_norm)
+    largest = max((ev.max_abs.get(n, 0.0) for n in f.trainable), default=0.0)
+    unscaled = " (unscaled by the GradScaler's scale)" if ev.scale else ""
+    if norm > f.max_grad_norm:
+        return Finding([f"total gradient norm {norm:.4g} > max_grad_norm={f.max_grad_norm:g}{unscaled}"])
+    if f.trainable and largest < f.min_grad:
+        return Finding(
+            [f"every gradient is below min_grad={f.min_grad:g} (largest |g| = {largest:.4g}){unscaled}"],
+            f.trainable,
+        )
+    return None
+
+
+def _registered(f: StepFacts) -> Finding | None:
+    if not f.unregistered:
+        return None
+    paths = [path for path, _ in f.unregistered]
+    in_opt = optimizer_parameter_ids(f.optimizer)
+    outside = [path for path, t in f.unregistered if id(t) not in in_opt]
+    lines = [
+        f"the model holds trainable tensors it does not register: {names_text(paths)} "
+        "(a plain list, dict or tuple, or a tensor attribute)",
+        "model.parameters() misses them: "
+        + (
+            f"the optimizer does not hold {names_text(outside)}"
+            if outside
+            else "they are not moved by .to(device) nor saved by state_dict()"
+        ),
+    ]
+    return Finding(lines, paths)
+
+
+def _in_optimizer(f: StepFacts) -> Finding | None:
+    in_opt = optimizer_parameter_ids(f.optimizer)
+    outside = [n for n, p in f.named if n in f.trainable and id(p) not in in_opt]
+    if not outside:
+        return None
+    return Finding(
+        [f"{names_text(outside)} get gradients but no param group of the optimizer holds them"], outside
+    )
+
+
+def _no_leftovers(f: StepFacts) -> Finding | None:
+    stale = [n for n in f.trainable if f.ev.leftover.get(n, 0.0) != 0.0]
+    if not stale:
+        return None
+    return Finding(
+        [
+            f"{names_text(stale)} still held a non-zero .grad when this step's first backward began",
+            f"largest leftover |g| = {max(f.ev.leftover[n] for n in stale):.4g}",
+        ],
+        stale,
+    )
+
+
+def _group_lrs(f: StepFacts) -> dict[int, float]:
+    """id(parameter) -> the lr its group used in this step's first optimizer.step()."""
+    lrs = f.ev.lrs or []
+    return {id(p): lr for group, lr in zip(f.optimizer.param_groups, lrs) for p in group["params"]}
+
+
+def _parameters_moved(f: StepFacts) -> Finding | None:
+    ev = f.ev
+    if ev.skipped_by_scaler:
+        return None  # the scaler skipped the step on purpose
+    lr_of = _group_lrs(f)
+    params = dict(f.named)
+    should_move = [n for n in f.trainable if ev.max_abs.get(n, 0.0) > 0.0]
+    if f.scheduled:  # a schedule that starts at lr = 0 (warm-up) moves nothing in that step, by design
+        should_move = [n for n in should_move if lr_of.get(id(params[n]), 1.0) != 0.0]
+    still = [n for n in should_move if not ev.moved.get(n, True)]
+    if not (still or (should_move and ev.optimizer_steps == 0)):
+        return None
+    used = sorted(set(ev.lrs)) if ev.lrs is not None else "none (optimizer.step() was not called)"
+    return Finding(
+        [
+            f"{names_text(still or should_move)} had non-zero gradients but did not change",
+            f"optimizer.step() was called {ev.optimizer_steps} time(s); learning rate(s) {used}",
+        ],
+        still or should_move,
+    )
+
+
+CHECKLIST: tuple[Check, ...] = (
+    Check(
+        Stage.GRAD_MODE_DISABLED,
+        _grad_mode,
+        "grad mode at every call of the model",
+        "Look for torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) around the "
+        "forward pass (or around the call of the step).",
+    ),
+    Check(
+        Stage.FORWARD_NON_FINITE,
+        _forward_finite,
+        "the loss, every module's output and inputs made between modules (watch_non_finite)",
+        "Find the first module whose output is not finite (evidence): look for division by zero, log or "
+        "sqrt of non-positive values, exp overflow, or NaN in the data.",
+    ),
+    Check(
+        Stage.PARAMS_FROZEN,
+        _anything_trains,
+        "requires_grad of every parameter",
+        "Look for requires_grad_(False) / requires_grad = False on these parameters; pass frozen=[...] "
+        "to diagnose() if they are frozen on purpose.",
+    ),
+    Check(
+        Stage.LOSS_NOT_IN_GRAPH,
+        _loss_in_graph,
+        "the autograd error, or the loss's graph walked back to the parameters",
+        "Walk back from the loss: look for .detach(), .item(), .numpy(), torch.tensor(...) rebuilt from "
+        "numbers, or a graph built under no_grad.",
+    ),
+    Check(
+        Stage.PARAMS_FROZEN,
+        _nothing_frozen_by_mistake,
+        "parameters with requires_grad False not listed in frozen=",
+        "",
+    ),
+    Check(
+        Stage.BACKWARD_FAILED,
+        _backward_ran,
+        "the autograd error train_step raised",
+        "Read the error: an in-place change of a tensor backward needs (use the out-of-place op or "
+        ".clone()), a second backward through a freed graph (detach carried state between steps), or a "
+        "loss that is not a scalar (reduce it with .mean() or .sum()).",
+    ),
+    Check(
+        Stage.GRAD_MISSING,
+        _gradients_present,
+        "a gradient hook on every trainable parameter",
+        "These parameters never got a gradient: find where the path from them to the loss is cut "
+        "(.detach(), .item(), no_grad) or whether their module is used at all.",
+    ),
+    Check(
+        Stage.GRAD_NON_FINITE,
+        _gradients_finite,
+        "max |g| of every incoming gradient, the first non-finite backward tensor, GradScaler skips",
+        "The forward pass is finite but a backward produced NaN or Inf: look at the first backward event "
+        "(a sqrt, log or division whose derivative blows up, even behind torch.where).",
+    ),
+    Check(
+        Stage.GRAD_MAGNITUDE,
+        _magnitudes,
+        "the total gradient norm and the largest |g|, unscaled by a GradScaler's scale",
+        "Gradients are exploding or vanishing: check the loss scale, the learning rate, the "
+        "initialisation, and clip with torch.nn.utils.clip_grad_norm_.",
+    ),
+    Check(
+        Stage.PARAMS_UNREGISTERED,
+        _registered,
+        "tensors that require grad, reachable from the model's attributes, but not registered",
+        "Hold layers in nn.ModuleList / nn.ModuleDict (not a list or dict) and tensors as nn.Parameter "
+        "(or register_buffer), then build the optimizer from model.parameters().",
+    ),
+    Check(
+        Stage.NOT_IN_OPTIMIZER,
+        _in_optimizer,
+        "the parameters every param group holds",
+        "Build the optimizer from model.parameters() after the model is final (a layer replaced later "
+        "is not in it), or add the missing ones with optimizer.add_param_group.",
+    ),
+    Check(
+        Stage.GRADS_ACCUMULATING,
+        _no_leftovers,
+        "max |.grad| of every parameter before the step's first backward",
+        "Call optimizer.zero_grad() (or model.zero_grad()) once per iteration, before backward; zero every "
+        "parameter, not only the optimizer's.",
+    ),
+    Check(
+        Stage.PARAMS_NOT_UPDATED,
+        _parameters_moved,
+        "whether each parameter changed, optimizer.step() calls and the lr each step used",
+        "optimizer.step() did not move parameters that had gradients: check that it is called, after "
+        "backward and before zero_grad, and that the learning rate is not zero.",
+    ),
+)
+
+ADVICE: dict[Stage, str] = {c.stage: c.advice for c in CHECKLIST if c.advice}
+ADVICE[Stage.OK] = (
+    "Every check passed: gradients reach every trainable parameter, are finite and sane, and "
+    "optimizer.step() moves the parameters."
+)
