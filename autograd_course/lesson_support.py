@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 from typing import Any
 
 __all__ = [
@@ -25,7 +26,7 @@ def forward_lines(caught: Sequence[warnings.WarningMessage]) -> list[str]:
         lines = str(w.message).splitlines()
         frames = [
             nxt.strip()
-            for line, nxt in zip(lines, lines[1:])
+            for line, nxt in pairwise(lines)
             if line.strip().startswith("File ") and "site-packages" not in line and "<frozen" not in line
         ]
         found += frames[-1:]
@@ -68,7 +69,7 @@ def plot_relative_curves(
     import matplotlib.pyplot as plt
 
     steps = range(len(losses))
-    fig, ax = plt.subplots(figsize=(6, 3.2))
+    _fig, ax = plt.subplots(figsize=(6, 3.2))
     ax.semilogy(steps, [v / norms[0] for v in norms], label="gradient norm / step 0", color="tab:red")
     ax.semilogy(steps, [v / losses[0] for v in losses], label="loss / step 0", color="tab:blue")
     ax.axhline(10, color="grey", linestyle=":", label="10x")
@@ -109,7 +110,7 @@ def plot_fd_errors(
     """Lesson 10: worst finite-difference error against epsilon, one line per dtype, log-log."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5.5, 3.2))
+    _fig, ax = plt.subplots(figsize=(5.5, 3.2))
     for dtype, values in errors.items():
         ax.loglog(eps_values, values, marker="o", label=str(dtype).replace("torch.", ""))
     ax.axvline(default_eps, color="grey", linestyle=":", label="gradcheck's default eps")
@@ -125,7 +126,7 @@ def plot_layer_magnitudes(names: Sequence[str], mean_abs: Sequence[float], max_a
     """Lesson 11: per-layer mean and max |gradient| on a log scale."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5.5, 2.8))
+    _fig, ax = plt.subplots(figsize=(5.5, 2.8))
     ax.bar(list(names), list(mean_abs), label="mean |grad|", color="tab:blue")
     ax.scatter(list(names), list(max_abs), label="max |grad|", color="tab:red", zorder=3)
     ax.set_yscale("log")
