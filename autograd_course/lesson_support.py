@@ -138,11 +138,11 @@ def plot_layer_magnitudes(names: Sequence[str], mean_abs: Sequence[float], max_a
     plt.show()
 
 
-def show_widget(widget: Any, summary: str) -> dict[str, Any]:
+def show_widget(widget: Any, summary: str) -> None:
     """Display a widget with `summary` as its plain-text form (what a page without a kernel shows).
 
     The bundle names the widget's model id (protocol 2, read by ipywidgets 7.7 and 8.x alike) and a
-    sentence instead of the `VBox(children=...)` repr. Returns the bundle it displayed.
+    sentence instead of the `VBox(children=...)` repr.
     """
     from IPython.display import display
 
@@ -158,4 +158,3 @@ def show_widget(widget: Any, summary: str) -> dict[str, Any]:
         "text/plain": summary,
     }
     display(bundle, raw=True)
-    return bundle
