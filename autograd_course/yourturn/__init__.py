@@ -1,0 +1,25 @@
+"""Your-turn activities inside the lessons: `tasks = your_turn("00", globals())`, then `tasks.q1.check()`."""
+
+__all__ = [
+    "Activity",
+    "Result",
+    "Task",
+    "Tasks",
+    "activities",
+    "correct",
+    "incorrect",
+    "lessons_with_activities",
+    "your_turn",
+]
+
+from autograd_course.yourturn.engine import (
+    Activity,
+    Result,
+    Task,
+    Tasks,
+    activities,
+    correct,
+    incorrect,
+    lessons_with_activities,
+    your_turn,
+)

@@ -1,0 +1,86 @@
+"""Your-turn activities of lesson 01 · Graph cuts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograd_course.yourturn.engine import Activity, correct, incorrect
+
+__all__ = ["ACTIVITIES"]
+
+RECORDED = {"a", "c"}  # y * 1 and torch.stack keep the record; detach and tensor(item()) cut it
+
+
+def _check_recorded(still_recorded: Any) -> tuple:
+    if not isinstance(still_recorded, (set, list, tuple)) or not all(
+        isinstance(n, str) for n in still_recorded
+    ):
+        return incorrect(f"expected a set of letters such as {{'a'}}, got {still_recorded!r}")
+    given = set(still_recorded)
+    if given == RECORDED:
+        return correct(
+            "y * 1 and torch.stack stay in the record; detach() and rebuilding from .item() cut it."
+        )
+    wrong = sorted(given - RECORDED)
+    missed = sorted(RECORDED - given)
+    parts = [f"{n} does not require grad" for n in wrong] + [f"{n} is still recorded" for n in missed]
+    return incorrect(f"you chose {sorted(given)}: " + "; ".join(parts))
+
+
+def _leaf_shapes(t: Any) -> list[tuple[int, ...]]:
+    """The shapes of the leaves a tensor's record reaches."""
+    seen, stack, shapes = set(), [t.grad_fn], []
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        if hasattr(fn, "variable"):
+            shapes.append(tuple(fn.variable.shape))
+        stack.extend(child for child, _ in fn.next_functions)
+    return sorted(shapes)
+
+
+def _check_fixed_loss(fixed_loss: Any) -> tuple:
+    import torch
+
+    if not isinstance(fixed_loss, torch.Tensor) or fixed_loss.dim() != 0:
+        return incorrect(f"expected a scalar loss tensor, got {type(fixed_loss).__name__}")
+    if fixed_loss.grad_fn is None:
+        return incorrect("fixed_loss has no grad_fn: it is not recorded at all")
+    shapes = _leaf_shapes(fixed_loss)
+    wanted = sorted([(8, 4), (8,), (1, 8), (1,)])
+    if shapes == wanted:
+        return correct("the record reaches all four parameters: encoder and classifier both get gradients.")
+    return incorrect(
+        f"the record reaches leaves of shapes {shapes}; the encoder's (8, 4) and (8,) must be among them"
+    )
+
+
+ACTIVITIES = (
+    Activity(
+        id="01.1",
+        task="Predict which of a, b, c, d still require grad, then set still_recorded.",
+        names=("still_recorded",),
+        check=_check_recorded,
+        hints=(
+            "An operation on a recorded tensor is recorded; a tensor built from numbers is a new leaf.",
+            "detach() and .item() both leave the record; torch.stack is an ordinary operation.",
+        ),
+        solution='still_recorded = {"a", "c"}',
+    ),
+    Activity(
+        id="01.2",
+        task="Find the bug in the three-line step so the encoder trains; write the loss as fixed_loss.",
+        names=("fixed_loss",),
+        check=_check_fixed_loss,
+        hints=(
+            "Look for a graph boundary between the encoder and the loss.",
+            "Drop the .detach(): features = model['encoder'](inputs).",
+        ),
+        solution=(
+            'features = model["encoder"](inputs)\n'
+            'fixed_loss = ((model["classifier"](features) - labels) ** 2).mean()'
+        ),
+    ),
+)

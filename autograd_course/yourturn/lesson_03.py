@@ -1,0 +1,79 @@
+"""Your-turn activities of lesson 03 · Backward twice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograd_course.yourturn.engine import Activity, correct, incorrect
+
+__all__ = ["ACTIVITIES"]
+
+
+def _check_raises(raises_for_square: Any, raises_for_add: Any) -> tuple:
+    given = (raises_for_square, raises_for_add)
+    if not all(isinstance(v, bool) for v in given):
+        return incorrect(f"expected two booleans, got {given!r}")
+    if given == (True, False):
+        return correct("x * x saved x, freed after the first pass; x + 1 saved nothing, so it adds again.")
+    seen = []
+    if not raises_for_square:
+        seen.append("x * x saves both inputs for backward, and the first pass frees them")
+    if raises_for_add:
+        seen.append("x + 1 saves nothing, so there is nothing to free and no error")
+    return incorrect("; ".join(seen))
+
+
+def _graph_size(t: Any) -> int:
+    """How many backward nodes a tensor's record holds."""
+    seen, stack = set(), [t.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        stack.extend(child for child, _ in fn.next_functions)
+    return len(seen)
+
+
+def _check_step_state(step_state: Any) -> tuple:
+    import torch
+
+    if not callable(step_state):
+        return incorrect(f"expected step_state to be a function, got {type(step_state).__name__}")
+    state, sizes = torch.zeros(4), []
+    for t in range(4):
+        state = step_state(state, t)
+        if not isinstance(state, torch.Tensor) or state.grad_fn is None:
+            return incorrect(f"step {t} returned a state with no record; the cell's weights must still train")
+        sizes.append(_graph_size(state))
+    if len(set(sizes)) != 1:
+        return incorrect(f"the state's graph grows step after step ({sizes} nodes): it still reaches back")
+    return correct(
+        f"every step's graph has the same {sizes[0]} nodes: the history is cut, the value carried."
+    )
+
+
+ACTIVITIES = (
+    Activity(
+        id="03.1",
+        task="Predict whether a second backward() raises for (x * x).sum() and for (x + 1).sum().",
+        names=("raises_for_square", "raises_for_add"),
+        check=_check_raises,
+        hints=(
+            "The error comes from values saved for backward and freed after the first pass.",
+            "Multiplication needs its inputs to differentiate; addition does not.",
+        ),
+        solution="raises_for_square = True\nraises_for_add = False",
+    ),
+    Activity(
+        id="03.2",
+        task="Write step_state(state, t): each iteration's graph starts fresh, the state's value carries.",
+        names=("step_state",),
+        check=_check_step_state,
+        hints=(
+            "The previous state links this iteration's graph to the last one.",
+            "Cut the history, keep the value: recur(state.detach(), sequence[t]).",
+        ),
+        solution="def step_state(state, t):\n    return recur(state.detach(), sequence[t])",
+    ),
+)

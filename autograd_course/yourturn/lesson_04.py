@@ -1,0 +1,85 @@
+"""Your-turn activities of lesson 04 · In-place operations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograd_course.yourturn.engine import Activity, correct, incorrect
+
+__all__ = ["ACTIVITIES"]
+
+
+def _check_version(predicted_version: Any) -> tuple:
+    if not isinstance(predicted_version, int) or isinstance(predicted_version, bool):
+        return incorrect(
+            f"expected a whole number, got {type(predicted_version).__name__} {predicted_version!r}"
+        )
+    if predicted_version == 3:
+        return correct("mul_, the indexed write and the detached view's add_ each count once: version 3.")
+    if predicted_version == 2:
+        return incorrect("you gave 2; a detached view shares the counter of the tensor it looks at")
+    return incorrect(f"you gave {predicted_version}; count the in-place writes to y's memory")
+
+
+def _leaves(t: Any) -> list[Any]:
+    """The leaf tensors a record reaches."""
+    seen, stack, leaves = set(), [t.grad_fn], []
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        if hasattr(fn, "variable"):
+            leaves.append(fn.variable)
+        stack.extend(child for child, _ in fn.next_functions)
+    return leaves
+
+
+def _check_fixed_out(fixed_out: Any) -> tuple:
+    import torch
+
+    if not isinstance(fixed_out, torch.Tensor):
+        return incorrect(f"expected fixed_out to be a tensor, got {type(fixed_out).__name__}")
+    expected = 2 * torch.sigmoid(3 * torch.tensor([0.5, -1.0]))
+    if fixed_out.shape != expected.shape or not torch.allclose(fixed_out.detach().cpu(), expected):
+        return incorrect(
+            f"fixed_out holds {fixed_out.tolist()}, expected 2 * sigmoid(3x) = {expected.tolist()}"
+        )
+    leaves = _leaves(fixed_out)
+    if not leaves:
+        return incorrect("fixed_out is not recorded: backward would not reach x")
+    try:
+        torch.autograd.grad(fixed_out.sum(), leaves)  # leaves .grad untouched
+    except RuntimeError as error:
+        return incorrect(f"backward still raises: {str(error).splitlines()[0][:120]}")
+    return correct("the doubling makes a new tensor; sigmoid's saved output is untouched, so backward runs.")
+
+
+ACTIVITIES = (
+    Activity(
+        id="04.1",
+        task="Predict y._version after mul_, an indexed write and an add_ through y.detach().",
+        names=("predicted_version",),
+        check=_check_version,
+        hints=(
+            "Every in-place write to y's memory adds one, whatever name it goes through.",
+            "y.detach() is a view of the same memory with the same counter.",
+        ),
+        solution="predicted_version = 3",
+    ),
+    Activity(
+        id="04.2",
+        task="Find the bug: sigmoid saves its output, which mul_ then overwrites. Write fixed_out.",
+        names=("fixed_out",),
+        check=_check_fixed_out,
+        hints=(
+            "Which tensor did sigmoid save for its backward?",
+            "Double it out of place: fixed_out = torch.sigmoid(h) * 2.",
+        ),
+        solution=(
+            "x = torch.tensor([0.5, -1.0], device=device, requires_grad=True)\n"
+            "h = x * 3\n"
+            "fixed_out = torch.sigmoid(h) * 2"
+        ),
+    ),
+)
