@@ -1,4 +1,4 @@
-"""Support code for lessons 07-12 that is not the lesson: anomaly-warning parsing, plots, widget display."""
+"""Support code for lessons 07-12 that is not the lesson: anomaly-warning parsing, timing, plots."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ __all__ = [
     "plot_layer_magnitudes",
     "plot_relative_curves",
     "run_with_anomaly",
-    "show_widget",
 ]
 
 
@@ -136,25 +135,3 @@ def plot_layer_magnitudes(names: Sequence[str], mean_abs: Sequence[float], max_a
     ax.legend(fontsize=8)
     plt.tight_layout()
     plt.show()
-
-
-def show_widget(widget: Any, summary: str) -> None:
-    """Display a widget with `summary` as its plain-text form (what a page without a kernel shows).
-
-    The bundle names the widget's model id (protocol 2, read by ipywidgets 7.7 and 8.x alike) and a
-    sentence instead of the `VBox(children=...)` repr.
-    """
-    from IPython.display import display
-
-    model_id = getattr(widget, "model_id", None)
-    if not model_id:
-        raise ValueError(f"expected a live ipywidgets widget with a model_id, got {type(widget).__name__}")
-    bundle = {
-        "application/vnd.jupyter.widget-view+json": {
-            "version_major": 2,
-            "version_minor": 0,
-            "model_id": model_id,
-        },
-        "text/plain": summary,
-    }
-    display(bundle, raw=True)
