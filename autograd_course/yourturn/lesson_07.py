@@ -32,7 +32,7 @@ def _check_predicted_sqrt_grad(predicted_sqrt_grad: Any) -> tuple:
         )
     if math.isnan(first):
         return incorrect(
-            "you predicted NaN at x = 0; 1 / (2 sqrt(0)) = 1/0 is inf, not NaN (nothing multiplies it by 0 here)"
+            "you predicted NaN at x = 0; 1 / (2 sqrt(0)) = 1/0 is inf, not NaN (nothing multiplies it by 0)"
         )
     if not _same_float(first, math.inf):
         return incorrect(f"you predicted {first} at x = 0; the derivative 1 / (2 sqrt(x)) is 1/0 there")
@@ -88,7 +88,7 @@ ACTIVITIES = (
         names=("masked_log",),
         check=_check_masked_log,
         hints=(
-            "The where after the log only picks values; log(v) is still computed, and differentiated, everywhere.",
+            "The where after the log only picks values; log(v) is still computed and differentiated.",
             "Use where twice: first replace the inputs (1 is harmless for log), then mask the output.",
         ),
         solution=(

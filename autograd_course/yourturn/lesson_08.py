@@ -78,7 +78,7 @@ ACTIVITIES = (
     ),
     Activity(
         id="08.2",
-        task="Write a hook record_max(grad) that stores grad.abs().max().item() in maxima['w'] and returns None.",
+        task="Write a hook record_max(grad) storing grad.abs().max().item() in maxima['w'], returning None.",
         names=("record_max", "maxima"),
         check=_check_record_max,
         hints=(

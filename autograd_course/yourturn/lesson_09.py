@@ -69,7 +69,7 @@ def _check_clipped_step(clipped_step: Any) -> tuple:
 ACTIVITIES = (
     Activity(
         id="09.1",
-        task="Predict what clip_grad_norm_([p], max_norm=1.0) returns for p.grad = [3, 4], and p.grad afterwards.",
+        task="Predict what clip_grad_norm_([p], max_norm=1.0) returns for p.grad = [3, 4], and p.grad after.",
         names=("predicted_return", "predicted_grad"),
         check=_check_clip_prediction,
         hints=(

@@ -9,14 +9,35 @@ from autograd_course.yourturn.engine import Activity, correct, incorrect
 __all__ = ["ACTIVITIES"]
 
 
+def _swapped_step_stage() -> str:
+    """What diagnose reports, here and now, for a TinyNet step that calls step() before backward()."""
+    import torch
+
+    from helpers import TinyNet, diagnose, make_tiny_problem
+
+    x, y = make_tiny_problem(seed=0)
+    model = TinyNet(seed=0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def train_step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.step()
+        loss.backward()
+        return loss
+
+    return diagnose(train_step, model, optimizer).stage.name
+
+
 def _check_predicted_stage(predicted_stage: Any) -> tuple:
     from helpers import Stage
 
     name = predicted_stage.name if isinstance(predicted_stage, Stage) else predicted_stage
     if not isinstance(name, str) or name not in Stage.__members__:
         return incorrect(f"expected a Stage such as Stage.OK, got {predicted_stage!r}")
-    if name == "PARAMS_NOT_UPDATED":
-        return correct("step() ran while .grad was still None, so nothing moved: PARAMS_NOT_UPDATED.")
+    actual = _swapped_step_stage()  # asked of the doctor itself, so the check cannot drift from it
+    if name == actual:
+        return correct(f"step() ran while .grad was still None, so nothing moved: {actual}.")
     if name in ("GRAD_MISSING", "OK"):
         return incorrect(f"{name}: backward does fill .grad, and the forward is fine; ask what step() saw")
     return incorrect(
@@ -24,7 +45,7 @@ def _check_predicted_stage(predicted_stage: Any) -> tuple:
     )
 
 
-def _check_fixed_list_net(FixedListNet: Any) -> tuple:  # noqa: N803 (the learner's class name)
+def _check_fixed_list_net(FixedListNet: Any) -> tuple:
     import torch
     from torch import nn
 
@@ -57,7 +78,7 @@ ACTIVITIES = (
         names=("predicted_stage",),
         check=_check_predicted_stage,
         hints=(
-            "The step zeroes .grad to None first; what does optimizer.step() do with a parameter whose .grad is None?",
+            "The step zeroes .grad to None first; what does optimizer.step() do with a .grad that is None?",
             "The parameters never change although backward gives them gradients afterwards.",
         ),
         solution="predicted_stage = Stage.PARAMS_NOT_UPDATED",
