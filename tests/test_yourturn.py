@@ -56,11 +56,11 @@ def test_a_check_that_raises_becomes_incorrect_naming_the_error() -> None:
 def test_check_prints_exactly_one_line_outside_jupyter(capsys: pytest.CaptureFixture[str]) -> None:
     namespace: dict[str, object] = {}
     tasks = your_turn("00", namespace)
-    tasks.q1.check()
+    tasks.q2.check()
     namespace["predicted_grad"] = 12.0
-    tasks.q1.check()
+    tasks.q2.check()
     namespace["predicted_grad"] = 8.0
-    tasks.q1.check()
+    tasks.q2.check()
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(".", 2)[1].split(":")[1].strip() for line in lines] == [
         "not attempted",

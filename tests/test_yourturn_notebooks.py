@@ -68,6 +68,8 @@ def test_every_activity_has_an_answer_then_a_check_cell(lesson: str) -> None:
     answers, checks = role_cells(nb, "answer"), role_cells(nb, "check")
     assert sorted(answers) == ids, f"{lesson}: answer cells for {sorted(answers)}, declared {ids}"
     assert sorted(checks) == ids, f"{lesson}: check cells for {sorted(checks)}, declared {ids}"
+    in_flow = sorted(answers, key=answers.__getitem__)
+    assert in_flow == ids, f"{lesson}: the activities appear as {in_flow}; number them in reading order"
     for activity_id in ids:
         assert answers[activity_id] < checks[activity_id], f"{activity_id}: the check comes before the answer"
         q = f"q{activity_id.split('.')[1]}"

@@ -51,17 +51,6 @@ def _check_fixed_leaf(fixed_w: Any) -> tuple:
 ACTIVITIES = (
     Activity(
         id="00.1",
-        task="Predict x.grad after `x = torch.tensor(2.0, requires_grad=True)` and `(x ** 3).backward()`.",
-        names=("predicted_grad",),
-        check=_check_predicted_grad,
-        hints=(
-            "backward() stores dz/dx in x.grad; here z = x³.",
-            "d(x³)/dx = 3x². Evaluate it at x = 2.",
-        ),
-        solution="predicted_grad = 12.0",
-    ),
-    Activity(
-        id="00.2",
         task="Find the bug: `w = torch.tensor([1.0, 2.0])`; `(w ** 2).sum().backward()` raises. "
         "Write the corrected first line as fixed_w.",
         names=("fixed_w",),
@@ -71,5 +60,16 @@ ACTIVITIES = (
             "A leaf the recorder follows is created with requires_grad=True.",
         ),
         solution="fixed_w = torch.tensor([1.0, 2.0], device=device, requires_grad=True)",
+    ),
+    Activity(
+        id="00.2",
+        task="Predict x.grad after `x = torch.tensor(2.0, requires_grad=True)` and `(x ** 3).backward()`.",
+        names=("predicted_grad",),
+        check=_check_predicted_grad,
+        hints=(
+            "backward() stores dz/dx in x.grad; here z = x³.",
+            "d(x³)/dx = 3x². Evaluate it at x = 2.",
+        ),
+        solution="predicted_grad = 12.0",
     ),
 )

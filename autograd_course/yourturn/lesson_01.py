@@ -60,17 +60,6 @@ def _check_fixed_loss(fixed_loss: Any) -> tuple:
 ACTIVITIES = (
     Activity(
         id="01.1",
-        task="Predict which of a, b, c, d still require grad, then set still_recorded.",
-        names=("still_recorded",),
-        check=_check_recorded,
-        hints=(
-            "An operation on a recorded tensor is recorded; a tensor built from numbers is a new leaf.",
-            "detach() and .item() both leave the record; torch.stack is an ordinary operation.",
-        ),
-        solution='still_recorded = {"a", "c"}',
-    ),
-    Activity(
-        id="01.2",
         task="Find the bug in the three-line step so the encoder trains; write the loss as fixed_loss.",
         names=("fixed_loss",),
         check=_check_fixed_loss,
@@ -82,5 +71,16 @@ ACTIVITIES = (
             'features = model["encoder"](inputs)\n'
             'fixed_loss = ((model["classifier"](features) - labels) ** 2).mean()'
         ),
+    ),
+    Activity(
+        id="01.2",
+        task="Predict which of a, b, c, d still require grad, then set still_recorded.",
+        names=("still_recorded",),
+        check=_check_recorded,
+        hints=(
+            "An operation on a recorded tensor is recorded; a tensor built from numbers is a new leaf.",
+            "detach() and .item() both leave the record; torch.stack is an ordinary operation.",
+        ),
+        solution='still_recorded = {"a", "c"}',
     ),
 )

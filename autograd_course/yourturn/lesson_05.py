@@ -49,17 +49,6 @@ def _check_fixed_mse(fixed_mse: Any) -> tuple:
 ACTIVITIES = (
     Activity(
         id="05.1",
-        task="Predict the row for eval() with no grad context: does the output require grad, is dropout on?",
-        names=("eval_requires_grad", "eval_dropout_active"),
-        check=_check_eval_row,
-        hints=(
-            "model.eval() is a module switch; requires_grad is decided by grad mode.",
-            "Grad mode is on by default; dropout is what eval() turns off.",
-        ),
-        solution="eval_requires_grad = True\neval_dropout_active = False",
-    ),
-    Activity(
-        id="05.2",
         task="Find the bug in the decorated helper and write fixed_mse, recorded for training callers.",
         names=("fixed_mse",),
         check=_check_fixed_mse,
@@ -68,5 +57,16 @@ ACTIVITIES = (
             "Remove the @torch.no_grad() decorator; evaluation callers wrap their call in no_grad.",
         ),
         solution="def fixed_mse(outputs, targets):\n    return ((outputs - targets) ** 2).mean()",
+    ),
+    Activity(
+        id="05.2",
+        task="Predict the row for eval() with no grad context: does the output require grad, is dropout on?",
+        names=("eval_requires_grad", "eval_dropout_active"),
+        check=_check_eval_row,
+        hints=(
+            "model.eval() is a module switch; requires_grad is decided by grad mode.",
+            "Grad mode is on by default; dropout is what eval() turns off.",
+        ),
+        solution="eval_requires_grad = True\neval_dropout_active = False",
     ),
 )
