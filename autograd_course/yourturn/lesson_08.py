@@ -1,0 +1,90 @@
+"""Your-turn activities of lesson 08 · Gradient hooks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograd_course.yourturn.engine import Activity, correct, incorrect
+
+__all__ = ["ACTIVITIES"]
+
+
+def _check_predicted_x_grad(predicted_x_grad: Any) -> tuple:
+    if not isinstance(predicted_x_grad, (int, float)) or isinstance(predicted_x_grad, bool):
+        return incorrect(
+            f"expected a number such as 10.0, got {type(predicted_x_grad).__name__} {predicted_x_grad!r}"
+        )
+    if abs(predicted_x_grad - 48.0) < 1e-6:
+        return correct("dz/dy = 2y = 12, the hook doubles it to 24, and dy/dx = 2 gives x.grad = 48.")
+    if abs(predicted_x_grad - 24.0) < 1e-6:
+        return incorrect(
+            "you gave 24, the gradient without the hook; its return value replaces dz/dy before x sees it"
+        )
+    if abs(predicted_x_grad - 12.0) < 1e-6:
+        return incorrect(
+            "you gave 12, dz/dy at y; x.grad is dz/dx, one more step of the chain rule (dy/dx = 2)"
+        )
+    return incorrect(
+        f"you gave {predicted_x_grad}; work out dz/dy = 2y at x = 3, double it (the hook), times dy/dx"
+    )
+
+
+def _check_record_max(record_max: Any, maxima: Any) -> tuple:
+    import torch
+
+    if not callable(record_max):
+        return incorrect(
+            f"expected record_max to be a function of one argument, got {type(record_max).__name__}"
+        )
+    if not isinstance(maxima, dict):
+        return incorrect(f"expected maxima to be a dict, got {type(maxima).__name__}")
+    maxima.clear()
+    w = torch.tensor([2.0, -1.0], requires_grad=True)
+    w.register_hook(record_max)
+    try:
+        (w * torch.tensor([3.0, -5.0])).sum().backward()
+    except TypeError as error:
+        return incorrect(
+            f"backward raised TypeError ({error}): the hook must return None, not the value it stores"
+        )
+    if w.grad.tolist() != [3.0, -5.0]:
+        return incorrect(
+            f"the gradient changed to {w.grad.tolist()} (expected [3.0, -5.0]): return None from the hook"
+        )
+    if "w" not in maxima:
+        return incorrect(
+            f"maxima holds {maxima!r} after backward; store the largest |grad| under the key 'w'"
+        )
+    if isinstance(maxima["w"], torch.Tensor):
+        return incorrect(
+            "maxima['w'] is a tensor: keep a number (.item()), so the hook holds no gradient-sized memory"
+        )
+    if maxima["w"] != 5.0:
+        return incorrect(f"maxima['w'] is {maxima['w']!r}; for a gradient [3, -5] the largest |grad| is 5.0")
+    return correct("the hook stored 5.0 and returned None, so backward ran and the gradient is untouched.")
+
+
+ACTIVITIES = (
+    Activity(
+        id="08.1",
+        task="Predict x.grad when a hook on y = 2x returns grad * 2 and z = y ** 2 at x = 3.",
+        names=("predicted_x_grad",),
+        check=_check_predicted_x_grad,
+        hints=(
+            "Without the hook: dz/dy = 2y = 12 and dz/dx = 2 * 12 = 24.",
+            "The hook's return value replaces dz/dy before it flows on to x.",
+        ),
+        solution="predicted_x_grad = 48.0",
+    ),
+    Activity(
+        id="08.2",
+        task="Write a hook record_max(grad) storing grad.abs().max().item() in maxima['w'], returning None.",
+        names=("record_max", "maxima"),
+        check=_check_record_max,
+        hints=(
+            "A lambda returns the value of its expression; dict.setdefault returns the stored float.",
+            "Use a def with a plain assignment, maxima['w'] = ..., and no return statement.",
+        ),
+        solution='maxima = {}\n\n\ndef record_max(grad):\n    maxima["w"] = grad.abs().max().item()',
+    ),
+)

@@ -1,0 +1,87 @@
+"""Your-turn activities of lesson 10 · Gradients as values."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from autograd_course.yourturn.engine import Activity, correct, incorrect
+
+__all__ = ["ACTIVITIES"]
+
+
+def _check_predicted_vjp(predicted_vjp: Any) -> tuple:
+    values = predicted_vjp
+    numbers = isinstance(values, (list, tuple)) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
+    )
+    if not numbers or len(values) != 3:
+        return incorrect(f"expected a list of three numbers such as [1.0, 1.0, 1.0], got {values!r}")
+    if all(math.isclose(a, b) for a, b in zip(values, (2.0, 4.0, 6.0))):
+        return incorrect(
+            "[2, 4, 6] is 2x, the gradient for v = ones; here v weights each element: [1, 0, -1]"
+        )
+    if not all(math.isclose(a, b, abs_tol=1e-9) for a, b in zip(values, (2.0, 0.0, -6.0))):
+        return incorrect(
+            f"you predicted {list(values)}; x.grad is v times the diagonal 2x, element by element"
+        )
+    return correct("vᵀJ with J = diag(2x) = diag(2, 4, 6) and v = [1, 0, -1] gives [2, 0, -6].")
+
+
+def _check_input_gradient(input_gradient: Any) -> tuple:
+    import torch
+    from torch import nn
+
+    if not callable(input_gradient):
+        return incorrect(f"expected input_gradient to be a function, got {type(input_gradient).__name__}")
+    torch.manual_seed(0)
+    critic = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
+    points = torch.randn(5, 3).requires_grad_()
+    grad = input_gradient(critic(points), points)
+    if not isinstance(grad, torch.Tensor) or grad.shape != points.shape:
+        return incorrect(f"expected a tensor shaped like points, (5, 3), got {type(grad).__name__} {grad!r}")
+    (reference,) = torch.autograd.grad(critic(points).sum(), points)
+    if not torch.allclose(grad.detach(), reference):
+        return incorrect("those are not the values of d out.sum() / d points")
+    if grad.grad_fn is None:
+        return incorrect(
+            "the gradient has no grad_fn: it is a constant, so a penalty built from it trains nothing"
+        )
+    penalty = ((grad.norm(dim=1) - 1) ** 2).mean()
+    penalty.backward()
+    weight_grad = critic[0].weight.grad
+    if weight_grad is None or not bool(weight_grad.abs().sum() > 0):
+        return incorrect("the penalty's backward did not reach the critic's first layer")
+    return correct(
+        "create_graph=True: the gradient carries a grad_fn and the penalty reaches the critic's weights."
+    )
+
+
+ACTIVITIES = (
+    Activity(
+        id="10.1",
+        task="Predict x.grad after (x ** 2).backward(v) at x = [1, 2, 3], v = [1, 0, -1].",
+        names=("predicted_vjp",),
+        check=_check_predicted_vjp,
+        hints=(
+            "backward(v) computes vᵀJ; for y = x² the Jacobian J is diagonal.",
+            "Each element: v_i * 2 x_i.",
+        ),
+        solution="predicted_vjp = [2.0, 0.0, -6.0]",
+    ),
+    Activity(
+        id="10.2",
+        task="Write input_gradient(out, points): d out.sum() / d points, differentiable again.",
+        names=("input_gradient",),
+        check=_check_input_gradient,
+        hints=(
+            "By default torch.autograd.grad returns a constant: a leaf without grad_fn.",
+            "One keyword argument of torch.autograd.grad records the backward pass itself.",
+        ),
+        solution=(
+            "def input_gradient(out, points):\n"
+            "    (grad,) = torch.autograd.grad(out.sum(), points, create_graph=True)\n"
+            "    return grad"
+        ),
+    ),
+)

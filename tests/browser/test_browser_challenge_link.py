@@ -1,0 +1,26 @@
+"""Lesson 12's last link, clicked in JupyterLab, opens the first challenge notebook (no error dialog)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from browser.notebook_page import NotebookPage
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+_CURRENT = "() => window.jupyterapp.shell.currentWidget?.context?.path ?? null"
+
+
+def test_lesson_12_next_link_opens_the_challenge(open_notebook: Callable[[str], NotebookPage]) -> None:
+    notebook = open_notebook("notebooks/12_autograd_doctor.ipynb")
+    page = notebook.page
+    link = page.locator(".jp-RenderedMarkdown a", has_text="The TinyNet bug challenge").last
+    link.scroll_into_view_if_needed()
+    link.click()
+    page.wait_for_function(f"() => ({_CURRENT})() !== 'notebooks/12_autograd_doctor.ipynb'", timeout=30_000)
+    assert page.evaluate(_CURRENT) == "exercises/A_detached_output.ipynb"
+    assert page.locator(".jp-Dialog").count() == 0, "JupyterLab showed a dialog instead of the notebook"
