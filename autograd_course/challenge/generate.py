@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 
 from autograd_course.challenge.notebooks import META_KEY, solution_notebooks, strip_regions
-from autograd_course.course import repo_root
+from autograd_course.course import content_dir, repo_root
 
 __all__ = ["PLACEHOLDERS", "exercise_notebook", "generate", "stale_exercises"]
 
@@ -68,13 +68,13 @@ def stale_exercises(root: Path | None = None) -> list[str]:
     root = root or repo_root()
     problems, expected = [], set()
     for solution in solution_notebooks(root):
-        target = root / "exercises" / solution.name
+        target = content_dir("exercises", root) / solution.name
         expected.add(target.name)
         if not target.exists():
             problems.append(f"missing: exercises/{target.name}")
         elif target.read_text(encoding="utf-8") != _text(exercise_notebook(solution)):
             problems.append(f"stale: exercises/{target.name}")
-    for extra in sorted((root / "exercises").glob("*.ipynb")):
+    for extra in sorted(content_dir("exercises", root).glob("*.ipynb")):
         if extra.name not in expected:
             problems.append(f"no solution for: exercises/{extra.name}")
     return problems
@@ -83,7 +83,7 @@ def stale_exercises(root: Path | None = None) -> list[str]:
 def generate(root: Path | None = None) -> list[Path]:
     """Write every exercise notebook; returns the paths written."""
     root = root or repo_root()
-    out = root / "exercises"
+    out = content_dir("exercises", root)
     out.mkdir(exist_ok=True)
     written = []
     for solution in solution_notebooks(root):
