@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from fresh_venv import build_wheel, make_venv
 
 from autograd_course.course import course_notebooks, exercise_notebooks
-from fresh_venv import make_venv
 
 # About 4.5 min of CPU and 9 min of wall time on the shared 2-core machine (2026-12-03): over the
 # suite's budget, so it runs where AUTOGRAD_COURSE_COLAB_ENV=1 (a nightly or pre-release lane).
@@ -47,13 +46,7 @@ def test_core_keeps_colabs_pins_and_runs_every_notebook(tmp_path):
     pinned = venv.pip("install", *(f"{name}=={version}" for name, version in COLAB_PINS.items()))
     assert pinned.returncode == 0, pinned.stdout + pinned.stderr
     before = venv.versions()
-    wheel_dir = tmp_path / "wheel"
-    built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheel_dir), str(ROOT)],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert built.returncode == 0, built.stderr
-    (wheel,) = wheel_dir.glob("*.whl")
+    wheel = build_wheel(tmp_path / "wheel")
     installed = venv.pip("install", str(wheel), "papermill")
     assert installed.returncode == 0, installed.stdout + installed.stderr
     after = venv.versions()

@@ -7,44 +7,25 @@ import hashlib
 import json
 import shutil
 import subprocess
-import sys
-import tomllib
 from pathlib import Path
 
 import pytest
-
-from fresh_venv import FreshVenv, make_venv
+from fresh_venv import PROJECT, FreshVenv, build_wheel, make_venv
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--no-deps",
-        "--no-build-isolation",
-        "-w",
-        str(out),
-        str(ROOT),
-    ]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    (built,) = out.glob("*.whl")
-    return built
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory, wheel) -> FreshVenv:
     """A venv with the core and [run] requirements seeded; the course itself goes in per test."""
-    seed = [*PROJECT["dependencies"], *PROJECT["optional-dependencies"]["run"], "setuptools"]
+    seed = [f"{PROJECT}[run]", "setuptools"]  # setuptools: the git+ install builds without isolation
     env = make_venv(tmp_path_factory.mktemp("venv") / "v", seed)
     # Every requirement must be satisfied without an index: pip resolves, installs only the course.
     done = env.pip("install", "--no-index", f"{wheel}[run]")
