@@ -140,3 +140,38 @@ def test_git_file_install_carries_the_content(venv, tmp_path):
     assert _run(venv, scratch, "progress", "--dir", "ws").returncode == 0
     assert _package_files(venv) == before
     shutil.rmtree(clone)
+
+
+def _binder_requirements() -> tuple[list[str], list[str]]:
+    lines = [x.strip() for x in (ROOT / "binder" / "requirements.txt").read_text().splitlines()]
+    lines = [x for x in lines if x and not x.startswith("#")]
+    return [x for x in lines if x.startswith("-")], [x for x in lines if not x.startswith("-")]
+
+
+def test_binder_requirements_install_with_cpu_torch_from_pytorchs_index(venv):
+    options, requirements = _binder_requirements()
+    assert "--index-url https://download.pytorch.org/whl/cpu" in options
+    torch_pin = next(r for r in requirements if r.startswith("torch=="))
+    frozen = next(x for x in (ROOT / "constraints.txt").read_text().splitlines() if x.startswith("torch=="))
+    assert torch_pin == frozen.split("+")[0], "binder/ must run the torch the stored outputs were made with"
+    # Here the local CPU wheel stands in for PyTorch's index: resolve and install without any index.
+    done = venv.pip("install", "--no-index", *requirements)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (ROOT / "binder" / "runtime.txt").read_text().strip() == "python-3.11"
+
+
+def test_binder_post_build_and_start_scripts(tmp_path):
+    post = (ROOT / "binder" / "postBuild").read_text()
+    assert subprocess.run(["bash", "-n", str(ROOT / "binder" / "postBuild")], check=False).returncode == 0
+    assert 'pip install --no-cache-dir -e ".[lab]"' in post
+    start = ROOT / "binder" / "start"
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [str(start), "echo", "server"], env=env, capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout) == (0, "server\n"), done.stderr
+    config = (tmp_path / ".jupyter" / "jupyter_server_config.py").read_text()
+    assert config.count("default_url") == 1 and "/lab/tree/README.md" in config
+    assert (ROOT / "README.md").is_file()
+    subprocess.run([str(start), "true"], env=env, check=True)  # a second start adds nothing
+    assert (tmp_path / ".jupyter" / "jupyter_server_config.py").read_text() == config
