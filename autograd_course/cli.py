@@ -9,22 +9,12 @@ import sys
 from collections.abc import Sequence
 
 from autograd_course import commands
-from autograd_course.course import COURSE_MAP
+from autograd_course.course import course_map_text
 
 __all__ = ["build_parser", "course_map_text", "main"]
 
 # Learner commands first, then instructor, then maintainer; others alphabetically after.
-_ORDER = ["start", "check", "progress", "reset", "grade", "run", "map"]
-
-
-def course_map_text() -> str:
-    """The course map as plain text: number, title, what you learn, minutes."""
-    width = max(len(lesson.title) for lesson in COURSE_MAP)
-    lines = ["Course map (notebooks/):"]
-    for lesson in COURSE_MAP:
-        lines.append(f"  {lesson.number}  {lesson.title:<{width}}  {lesson.minutes:>3} min  {lesson.learn}")
-    lines.append("  then: exercises/ (the TinyNet bug challenge), graded with `autograd-course check`")
-    return "\n".join(lines)
+_ORDER = ["start", "check", "progress", "reset", "grade", "run", "links", "map"]
 
 
 def _command_modules() -> list:

@@ -41,7 +41,7 @@ def test_reset_backs_up_the_learners_version_then_restores(tmp_path, capsys):
     target.write_text("learner's edits")
     assert main(["reset", "A", "--dir", str(ws)]) == 0
     assert main(["reset", "A", "--dir", str(ws)]) == 0  # twice in the same second: two backups
-    backups = sorted((ws / ".backups").glob("A_*.ipynb"))
+    backups = sorted((ws / "backups").glob("A_*.ipynb"))
     assert len(backups) == 2
     assert backups[0].read_text() == "learner's edits" or backups[1].read_text() == "learner's edits"
     assert target.read_bytes() == _exercises()[0].read_bytes()

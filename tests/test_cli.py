@@ -68,3 +68,72 @@ def test_console_script_and_python_m_agree():
     )
     assert module.returncode == 0, module.stderr
     assert module.stdout == course_map_text() + "\n"
+
+
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["progress", "--dir", "."], ["map"], ["links", "--repo", "https://github.com/a/b"]]
+)
+def test_start_up_commands_do_not_import_torch(argv, tmp_path):
+    code = (
+        "import sys\nfrom autograd_course.cli import main\n"
+        f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+        "print('torch imported' if 'torch' in sys.modules else 'no torch', file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.stderr.strip().splitlines()[-1] == "no torch", done.stderr
+
+
+def test_map_command_does_not_import_the_cli():
+    source = (Path(__file__).parent.parent / "autograd_course" / "commands" / "map.py").read_text()
+    assert "autograd_course.cli" not in source
+
+
+def test_start_copies_every_lesson_and_exercise_and_keeps_the_learners_files(tmp_path, capsys):
+    from autograd_course.course import course_notebooks, exercise_notebooks
+
+    ws = tmp_path / "ws"
+    (ws / "lessons").mkdir(parents=True)
+    mine = ws / "lessons" / course_notebooks()[0].name
+    mine.write_text("my notes")
+    assert main(["start", str(ws)]) == 0
+    assert mine.read_text() == "my notes" and f"kept   {mine}" in capsys.readouterr().out
+    assert sorted(p.name for p in (ws / "lessons").glob("*.ipynb")) == [p.name for p in course_notebooks()]
+    assert sorted(p.name for p in ws.glob("*.ipynb")) == [p.name for p in exercise_notebooks()]
+    assert not (ws / "course.json").exists()
+
+
+def test_start_seed_records_the_learner_and_stamps_the_exercises(tmp_path, capsys):
+    import json
+
+    from autograd_course.course import course_notebooks, exercise_notebooks
+
+    ws = tmp_path / "ws"
+    assert main(["start", str(ws), "--seed", "alice@example.org"]) == 0
+    assert json.loads((ws / "course.json").read_text()) == {"learner": "alice@example.org"}
+    for nb in exercise_notebooks():
+        assert (
+            json.loads((ws / nb.name).read_text())["metadata"]["autograd_course"]["learner"]
+            == "alice@example.org"
+        )
+    lesson = ws / "lessons" / course_notebooks()[0].name
+    assert lesson.read_bytes() == course_notebooks()[0].read_bytes()
+    assert main(["start", str(ws), "--seed", "bob"]) == 2  # someone else's workspace: nothing changes
+    assert "belongs to learner 'alice@example.org'" in capsys.readouterr().out
+    (ws / exercise_notebooks()[0].name).write_text("edited")
+    assert main(["reset", "a", "--dir", str(ws)]) == 0  # lower case; the restored copy keeps the learner
+    restored = json.loads((ws / exercise_notebooks()[0].name).read_text())
+    assert restored["metadata"]["autograd_course"]["learner"] == "alice@example.org"
+    (backup,) = (ws / "backups").glob("A_*.ipynb")
+    assert backup.read_text() == "edited"
+    assert main(["start", str(tmp_path / "w2"), "--seed", " "]) == 2
+
+
+def test_reset_restores_a_lesson_into_lessons(tmp_path):
+    from autograd_course.course import course_notebooks
+
+    ws = tmp_path / "ws"
+    assert main(["reset", "03", "--dir", str(ws)]) == 0
+    (restored,) = (ws / "lessons").glob("03_*.ipynb")
+    assert restored.read_bytes() == course_notebooks()[3].read_bytes()

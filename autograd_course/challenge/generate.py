@@ -17,7 +17,7 @@ import nbformat
 from autograd_course.challenge.contract import contract_markdown
 from autograd_course.challenge.notebooks import META_KEY, solution_notebooks, strip_regions
 from autograd_course.challenge.parts import PARTS
-from autograd_course.course import repo_root
+from autograd_course.course import content_dir, repo_root
 
 __all__ = [
     "CONTRACT_BEGIN",
@@ -104,13 +104,13 @@ def stale_files(root: Path | None = None) -> list[str]:
     for solution in solution_notebooks(root):
         if refresh_solution(nbformat.read(solution, as_version=4)):
             problems.append(f"stale declared cells: solutions/{solution.name}")
-        target = root / "exercises" / solution.name
+        target = content_dir("exercises", root) / solution.name
         expected.add(target.name)
         if not target.exists():
             problems.append(f"missing: exercises/{target.name}")
         elif target.read_text(encoding="utf-8") != _text(exercise_notebook(solution)):
             problems.append(f"stale: exercises/{target.name}")
-    for extra in sorted((root / "exercises").glob("*.ipynb")):
+    for extra in sorted(content_dir("exercises", root).glob("*.ipynb")):
         if extra.name not in expected:
             problems.append(f"no solution for: exercises/{extra.name}")
     readme = root / "README.md"
@@ -124,7 +124,7 @@ def stale_files(root: Path | None = None) -> list[str]:
 def generate(root: Path | None = None) -> list[Path]:
     """Refresh declared cells and the README, write every exercise notebook; returns the paths written."""
     root = root or repo_root()
-    out = root / "exercises"
+    out = content_dir("exercises", root)
     out.mkdir(exist_ok=True)
     written = []
     for solution in solution_notebooks(root):

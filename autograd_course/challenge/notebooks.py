@@ -7,7 +7,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograd_course.course import repo_root
+from autograd_course.course import content_dir
 
 __all__ = [
     "BEGIN",
@@ -28,12 +28,12 @@ _REGION = re.compile(
 
 def solution_notebooks(root: Path | None = None) -> list[Path]:
     """Every notebook in solutions/, in exercise order (A-E, then mystery rounds)."""
-    return sorted((root or repo_root()).joinpath("solutions").glob("*.ipynb"))
+    return sorted(content_dir("solutions", root).glob("*.ipynb"))
 
 
 def notebook_for(exercise_id: str, folder: str = "solutions", root: Path | None = None) -> Path:
     """The notebook of one exercise in a course folder (solutions/ or exercises/)."""
-    found = sorted((root or repo_root()).joinpath(folder).glob(f"{exercise_id}_*.ipynb"))
+    found = sorted(content_dir(folder, root).glob(f"{exercise_id}_*.ipynb"))
     if not found:
         raise FileNotFoundError(f"no notebook for exercise {exercise_id!r} in {folder}/")
     return found[0]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from autograd_course.course import course_map_text
+
 NAME = "map"
 HELP = "print the course map (notebooks in order, what each teaches)"
 
@@ -14,7 +16,5 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Print the map."""
-    from autograd_course.cli import course_map_text
-
     print(course_map_text())
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 NAME = "progress"
@@ -14,19 +15,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dir", default="my-work", help="workspace folder (default: my-work)")
 
 
+def _read_progress(workspace: Path) -> dict:
+    """The state `check` wrote (workspace/.autograd-course/progress.json), {} if none or unreadable."""
+    from autograd_course.workspace import PROGRESS_FILE
+
+    try:
+        data = json.loads((workspace / PROGRESS_FILE).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def main(args: argparse.Namespace) -> int:
-    """Print one line per exercise and the next one to do."""
-    from autograd_course.challenge.catalogue import EXERCISES
-    from autograd_course.challenge.results import read_progress
+    """Print one line per exercise and the next one to do; imports no torch (it stays fast)."""
+    from autograd_course.course import exercise_titles
 
     workspace = Path(args.dir)
     if not workspace.is_dir():
         print(f"error: no workspace at {workspace}; run `autograd-course start` first")
         return 2
-    state = read_progress(workspace)
+    state = _read_progress(workspace)
     next_up = None
     print(f"Progress in {workspace} (from `autograd-course check`):")
-    for ex_id, ex in EXERCISES.items():
+    for ex_id, title in exercise_titles().items():
         found = sorted(workspace.glob(f"{ex_id}_*.ipynb"))
         entry = state.get(found[0].name) if found else None
         if not found:
@@ -41,6 +52,6 @@ def main(args: argparse.Namespace) -> int:
             status = "to do: " + ", ".join(entry.get("statuses", []))
         if status != "done" and next_up is None:
             next_up = found[0] if found else ex_id
-        print(f"  {ex_id:<3} {ex.title:<24} {status}")
+        print(f"  {ex_id:<3} {title:<24} {status}")
     print(f"Next: {next_up}" if next_up else "All exercises done.")
     return 0

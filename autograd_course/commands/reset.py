@@ -1,62 +1,58 @@
-"""`autograd-course reset EXERCISE`: restore one exercise, keeping your version as a backup."""
+"""`autograd-course reset NAME`: restore one exercise or lesson, keeping your version as a backup."""
 
 from __future__ import annotations
 
 import argparse
 import shutil
-import time
 from pathlib import Path
 
-from autograd_course.challenge.catalogue import EXERCISES
-from autograd_course.course import repo_root
-
 NAME = "reset"
-HELP = "restore one exercise in your workspace (your version is kept as a timestamped backup)"
-BACKUPS = ".backups"
+HELP = "restore one exercise (A, b, M1...) or lesson (03) in your workspace; yours goes to backups/"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """EXERCISE and --dir."""
-    parser.add_argument("exercise", help=f"exercise id ({', '.join(EXERCISES)}) or its notebook's file name")
+    """NAME and --dir."""
+    parser.add_argument(
+        "exercise", help="exercise id (A-E, M1-M3, any case), lesson number (00-12) or file name"
+    )
     parser.add_argument("--dir", default="my-work", help="workspace folder (default: my-work)")
 
 
-def _source(name: str) -> Path | None:
+def _source(name: str, workspace: Path) -> tuple[Path, Path] | None:
+    """(course notebook, its place in the workspace) for an exercise id, lesson number or file name."""
+    from autograd_course.course import course_notebooks, find_exercise
+    from autograd_course.workspace import LESSONS
+
+    exercise = find_exercise(name)
+    if exercise is not None:
+        return exercise, workspace / exercise.name
     stem = Path(name).name.removesuffix(".ipynb")
-    folder = repo_root() / "exercises"
-    exact = folder / f"{stem}.ipynb"
-    if exact.exists():
-        return exact
-    found = sorted(folder.glob(f"{stem}_*.ipynb"))
-    return found[0] if found else None
-
-
-def backup_path(workspace: Path, target: Path) -> Path:
-    """A new, unused backup file name for target, stamped with the current time."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    folder = workspace / BACKUPS
-    candidate = folder / f"{target.stem}.{stamp}.ipynb"
-    n = 1
-    while candidate.exists():
-        candidate = folder / f"{target.stem}.{stamp}-{n}.ipynb"
-        n += 1
-    return candidate
+    for lesson in course_notebooks():
+        if stem in (lesson.stem, lesson.name[:2]):
+            return lesson, workspace / LESSONS / lesson.name
+    return None
 
 
 def main(args: argparse.Namespace) -> int:
-    """Back up the learner's notebook (if any), then copy the fresh exercise."""
-    source = _source(args.exercise)
-    if source is None:
-        print(f"error: no exercise {args.exercise!r}; expected one of {', '.join(EXERCISES)}")
-        return 2
+    """Back up the learner's notebook (if any), then copy the fresh one."""
+    from autograd_course.course import exercise_ids
+    from autograd_course.workspace import backup_path, copy_notebook, read_learner
+
     workspace = Path(args.dir)
-    target = workspace / source.name
-    workspace.mkdir(parents=True, exist_ok=True)
+    found = _source(args.exercise, workspace)
+    if found is None:
+        print(
+            f"error: no exercise or lesson {args.exercise!r}; expected one of "
+            f"{', '.join(exercise_ids())} (exercises, any case) or a lesson number (00-12)"
+        )
+        return 2
+    source, target = found
     if target.exists():
         backup = backup_path(workspace, target)
-        backup.parent.mkdir(exist_ok=True)
+        backup.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(target, backup)
         print(f"saved your version as {backup}")
-    shutil.copyfile(source, target)
+    is_exercise = target.parent == workspace
+    copy_notebook(source, target, read_learner(workspace) if is_exercise else None)
     print(f"restored {target}")
     return 0

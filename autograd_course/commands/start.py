@@ -1,39 +1,55 @@
-"""`autograd-course start [DIR]`: copy the challenge exercises into a workspace."""
+"""`autograd-course start [DIR] [--seed ID]`: a learner workspace with every lesson and exercise."""
 
 from __future__ import annotations
 
 import argparse
-import shutil
 from pathlib import Path
 
-from autograd_course.course import repo_root
-
 NAME = "start"
-HELP = "copy the challenge exercises into your workspace (default my-work/); never overwrites a file"
+HELP = "create your workspace (default my-work/): every lesson and exercise; never overwrites a file"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """DIR, the workspace."""
+    """DIR, the workspace, and --seed, the learner id that draws the exercise variants."""
     parser.add_argument("dir", nargs="?", default="my-work", help="workspace folder (default: my-work)")
+    parser.add_argument(
+        "--seed",
+        metavar="ID",
+        help="your learner id (e.g. from your instructor): draws your own variant of each exercise",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
-    """Copy every exercises/*.ipynb that the workspace does not have yet."""
-    source = sorted((repo_root() / "exercises").glob("*.ipynb"))
-    if not source:
-        print(f"error: no exercises found in {repo_root() / 'exercises'}")
-        return 2
+    """Copy every notebook the workspace does not have yet; report what was kept."""
+    from autograd_course.workspace import LESSONS, populate, read_learner, write_learner
+
     dest = Path(args.dir)
     if dest.exists() and not dest.is_dir():
         print(f"error: {dest} exists and is not a folder; expected a folder for your workspace")
         return 2
+    seed = args.seed.strip() if args.seed is not None else None
+    if seed is not None and not seed:
+        print("error: --seed needs a non-empty learner id, e.g. --seed alice@example.org")
+        return 2
+    recorded = read_learner(dest)
+    if seed and recorded and seed != recorded:
+        print(f"error: {dest} belongs to learner {recorded!r} (course.json); start a new folder for {seed!r}")
+        return 2
     dest.mkdir(parents=True, exist_ok=True)
-    for nb in source:
-        target = dest / nb.name
-        if target.exists():
-            print(f"kept   {target} (yours; `autograd-course reset {nb.stem.split('_')[0]}` restores it)")
-        else:
-            shutil.copyfile(nb, target)
-            print(f"copied {target}")
-    print(f"Open {dest / source[0].name} in JupyterLab; `autograd-course check {dest}` grades your work.")
+    learner = seed or recorded
+    if seed and not recorded:
+        print(f"learner {seed} recorded in {write_learner(dest, seed)}")
+    try:
+        done = populate(dest, learner)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}")
+        return 2
+    for path in done.copied:
+        print(f"copied {path}")
+    for path in done.kept:
+        hint = "" if path.parent.name == LESSONS else f"; `autograd-course reset {path.stem.split('_')[0]}`"
+        print(f"kept   {path} (yours{hint} restores the original)")
+    first = dest / LESSONS / "00_mental_model.ipynb"
+    print(f"\nOpen it: jupyter lab {first if first.exists() else dest}")
+    print(f"Grade your challenge notebooks: autograd-course check {dest}")
     return 0

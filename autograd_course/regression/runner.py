@@ -13,7 +13,7 @@ from typing import Any
 
 import nbformat
 
-from autograd_course.course import repo_root
+from autograd_course.course import content_dir, course_notebooks, repo_root
 from autograd_course.regression.environment import course_version, probe_interpreter
 from autograd_course.regression.execute import KernelRegistry, NotebookJob, execute_notebook
 from autograd_course.regression.params import declared_parameters, type_parameters
@@ -46,10 +46,11 @@ def collect_notebooks(paths: Sequence[Path] = (), root: Path | None = None) -> l
     """
     root = root or repo_root()
     if not paths:
-        lessons = sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-        solutions = _notebooks_in(root / "solutions") if (root / "solutions").is_dir() else []
+        lessons = course_notebooks("notebooks", root)
+        solved = content_dir("solutions", root)
+        solutions = _notebooks_in(solved) if solved.is_dir() else []
         if not lessons + solutions:
-            raise RunError(f"no notebooks found in {root / 'notebooks'} or {root / 'solutions'}")
+            raise RunError(f"no notebooks found in {content_dir('notebooks', root)} or {solved}")
         return lessons + solutions
     found: list[Path] = []
     for raw in paths:
@@ -69,8 +70,8 @@ def collect_notebooks(paths: Sequence[Path] = (), root: Path | None = None) -> l
 
 
 def default_output(root: Path | None = None) -> Path:
-    """runs/<UTC timestamp>/ under the course checkout, made unique if that name is taken."""
-    base = (root or repo_root()) / "runs" / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    """runs/<UTC timestamp>/ under root (default: the current directory), made unique if taken."""
+    base = (root or Path.cwd()) / "runs" / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     candidate, n = base, 1
     while candidate.exists():
         n += 1

@@ -8,14 +8,14 @@ from pathlib import Path
 
 from nbval.plugin import get_sanitize_patterns
 
-from autograd_course.course import repo_root
+from autograd_course.course import sanitize_config
 
 __all__ = ["Sanitizer", "default_sanitize_config"]
 
 
 def default_sanitize_config() -> Path:
     """The sanitizer file the test suite gives nbval."""
-    return repo_root() / "tests" / "nbval_sanitize.cfg"
+    return sanitize_config()
 
 
 @dataclass(frozen=True)

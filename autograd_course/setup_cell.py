@@ -1,0 +1,193 @@
+"""The setup cell at the top of every lesson, solution and exercise notebook (contract C2).
+
+On Colab or Kaggle the cell installs the course at this release (keeping the platform's torch,
+ipykernel and ipywidgets) and calls `autograd_course.hosted.prepare`; anywhere else it does nothing
+and prints nothing, so stored outputs and strict nbval are unchanged.
+
+    python -m autograd_course.setup_cell --write [NOTEBOOK ...]   # default: notebooks/ and solutions/
+    python -m autograd_course.setup_cell --check                  # exit 1 if a copy is stale
+
+exercises/ get the cell from their solution: run `python -m autograd_course.challenge.generate` after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata as md
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+
+from autograd_course.course import checkout, content_dir, course_notebooks, exercise_notebooks
+
+__all__ = [
+    "CELL_ID",
+    "DIST",
+    "TAG",
+    "apply",
+    "cell_source",
+    "default_notebooks",
+    "install_target",
+    "main",
+    "repository",
+    "stale_notebooks",
+]
+
+DIST = "autograd-debugging-course"
+TAG = "setup"
+CELL_ID = "course-setup"
+URL_KEYS = ("Repository", "Source", "Homepage")
+
+_HEAD = """\
+# Setup for Colab and Kaggle: installs this course there; on your own machine it does nothing.
+import os
+import sys
+
+ON_COLAB = "google.colab" in sys.modules or "COLAB_RELEASE_TAG" in os.environ
+if ON_COLAB or "KAGGLE_KERNEL_RUN_TYPE" in os.environ:
+"""
+_INSTALL = """\
+    import subprocess
+    from importlib.metadata import PackageNotFoundError, version
+
+    keep = []  # the platform's own torch and Jupyter packages stay exactly as they are
+    for name in ("torch", "ipykernel", "ipywidgets"):
+        try:
+            keep.append(f"{{name}}=={{version(name)}}")
+        except PackageNotFoundError:
+            pass
+    course = {target}  # this release of the course
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", course, *keep], check=True)
+    from autograd_course.hosted import prepare
+
+    prepare({notebook})"""
+_MISSING = """\
+    # No [project.urls] Repository in pyproject.toml when this cell was written.
+    raise RuntimeError("set [project.urls] Repository, then: python -m autograd_course.setup_cell --write")"""
+
+
+def _project_toml() -> dict:
+    root = checkout()
+    if root is None or sys.version_info < (3, 11):
+        return {}
+    import tomllib
+
+    return tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
+
+
+def repository() -> str | None:
+    """The course's public repository: [project.urls] Repository (or Source, Homepage), else None."""
+    project = _project_toml()
+    if project:
+        urls = project.get("urls", {})
+    else:
+        try:
+            entries = md.metadata(DIST).get_all("Project-URL") or []
+        except md.PackageNotFoundError:
+            entries = []
+        urls = dict(tuple(part.strip() for part in e.split(",", 1)) for e in entries if "," in e)
+    found = next((urls[k] for k in URL_KEYS if urls.get(k)), None)
+    return found.rstrip("/") if found else None
+
+
+def _version() -> str:
+    project = _project_toml()
+    return project.get("version") or md.version(DIST)
+
+
+def install_target(repo: str | None = None, ref: str | None = None) -> str:
+    """What pip installs on Colab: the repository at the release tag v<version>; "" without a repository."""
+    repo = repo or repository()
+    if not repo:
+        return ""
+    return f"{DIST} @ git+{repo.removesuffix('.git')}.git@{ref or 'v' + _version()}"
+
+
+def cell_source(notebook: str, repo: str | None = None, ref: str | None = None) -> str:
+    """The setup cell's code for one notebook (its path relative to the course root)."""
+    target = install_target(repo, ref)
+    if not target:
+        return _HEAD + _MISSING
+    return _HEAD + _INSTALL.format(target=json.dumps(target), notebook=json.dumps(notebook))
+
+
+def _relative(path: Path) -> str:
+    path = path.resolve()
+    if path.parent == content_dir("notebooks").resolve():
+        return f"notebooks/{path.name}"
+    return f"solutions/{path.name}"  # an exercise is generated from its solution, cell for cell
+
+
+def _with_cell(nb: nbformat.NotebookNode, source: str) -> bool:
+    """Put the setup cell first among the code cells (replacing an old copy); True if nb changed."""
+    tagged = [c for c in nb.cells if c.cell_type == "code" and TAG in c.get("metadata", {}).get("tags", [])]
+    if len(tagged) == 1 and tagged[0].source == source and not tagged[0].outputs:
+        first_code = next(c for c in nb.cells if c.cell_type == "code")
+        if first_code is tagged[0]:
+            return False
+    for cell in tagged:
+        nb.cells.remove(cell)
+    cell = nbformat.v4.new_code_cell(source, metadata={"tags": [TAG]})
+    cell.id = CELL_ID
+    index = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells))
+    nb.cells.insert(index, cell)
+    return True
+
+
+def default_notebooks() -> list[Path]:
+    """The notebooks that carry the cell in the source tree: every lesson and every solution."""
+    return course_notebooks() + exercise_notebooks("solutions")
+
+
+def apply(paths: list[Path], repo: str | None = None, ref: str | None = None) -> list[Path]:
+    """Write the current setup cell into each notebook; returns the notebooks that changed."""
+    changed = []
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        if _with_cell(nb, cell_source(_relative(path), repo, ref)):
+            path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+            changed.append(path)
+    return changed
+
+
+def stale_notebooks(paths: list[Path], repo: str | None = None, ref: str | None = None) -> list[Path]:
+    """The notebooks whose setup cell is missing, misplaced, has outputs or is out of date."""
+    stale = []
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        if _with_cell(nb, cell_source(_relative(path), repo, ref)):
+            stale.append(path)
+    return stale
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: --write or --check the setup cell of the given (or every) notebook."""
+    parser = argparse.ArgumentParser(prog="python -m autograd_course.setup_cell", description=__doc__)
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true", help="write the cell into the notebooks")
+    mode.add_argument("--check", action="store_true", help="only list stale notebooks; exit 1 if any")
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/ and solutions/")
+    args = parser.parse_args(argv)
+    paths = args.notebooks or default_notebooks()
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        print(f"error: no such notebook: {', '.join(map(str, missing))}", file=sys.stderr)
+        return 2
+    if args.check:
+        stale = stale_notebooks(paths)
+        for path in stale:
+            print(f"stale: {path}")
+        fix = "run: python -m autograd_course.setup_cell --write"
+        print(fix if stale else "every setup cell is current")
+        return 1 if stale else 0
+    for path in apply(paths):
+        print(f"wrote {path}")
+    if not repository():
+        print("note: no [project.urls] Repository in pyproject.toml; on Colab the cell says to set one")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""A learner's workspace: what `start` copies there, where `reset` keeps backups, who the learner is.
+
+Layout of a workspace (default `my-work/`): the challenge notebooks at the top (`A_*.ipynb` ...,
+graded by `autograd-course check`), the lessons in `lessons/`, replaced files in `backups/`,
+the learner id (from `start --seed`) in `course.json`. Nothing here overwrites a learner's file.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograd_course.course import course_notebooks, exercise_notebooks
+
+__all__ = [
+    "BACKUPS",
+    "LEARNER_FILE",
+    "LESSONS",
+    "PROGRESS_FILE",
+    "Populated",
+    "backup_path",
+    "copy_notebook",
+    "populate",
+    "read_learner",
+    "write_learner",
+]
+
+LESSONS = "lessons"
+BACKUPS = "backups"  # visible on purpose; older versions used the hidden .backups/, left where it is
+LEARNER_FILE = "course.json"
+PROGRESS_FILE = Path(".autograd-course") / "progress.json"  # written by `check`, read by `progress`
+META_KEY = "autograd_course"
+
+
+@dataclass
+class Populated:
+    """What `populate` did: the files it copied and the learner's files it kept."""
+
+    copied: list[Path] = field(default_factory=list)
+    kept: list[Path] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"Populated({len(self.copied)} copied, {len(self.kept)} kept)"
+
+
+def read_learner(workspace: Path) -> str | None:
+    """The learner id recorded in workspace/course.json, or None."""
+    try:
+        data = json.loads((Path(workspace) / LEARNER_FILE).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    learner = data.get("learner") if isinstance(data, dict) else None
+    return learner if isinstance(learner, str) and learner else None
+
+
+def write_learner(workspace: Path, learner: str) -> Path:
+    """Record the learner in workspace/course.json (other keys in the file are kept)."""
+    # Stand-in until autograd_course.challenge.variants.write_learner (contract C4) is on main.
+    path = Path(workspace) / LEARNER_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        data = {}
+    data = data if isinstance(data, dict) else {}
+    data["learner"] = learner
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def copy_notebook(source: Path, target: Path, learner: str | None = None) -> None:
+    """Copy one course notebook; with a learner, stamp metadata.autograd_course.learner in the copy."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if learner is None:
+        shutil.copyfile(source, target)
+        return
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    nb.setdefault("metadata", {}).setdefault(META_KEY, {})["learner"] = learner
+    target.write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _plan(workspace: Path) -> list[tuple[Path, Path, bool]]:
+    """(source, target, is_exercise) for every file a workspace holds."""
+    lessons = [(nb, workspace / LESSONS / nb.name, False) for nb in course_notebooks()]
+    return lessons + [(nb, workspace / nb.name, True) for nb in exercise_notebooks()]
+
+
+def populate(workspace: Path, learner: str | None = None) -> Populated:
+    """Copy every lesson and exercise the workspace lacks; files already there are kept as they are."""
+    plan = _plan(workspace)
+    if not plan:
+        raise FileNotFoundError("no course notebooks found; the installation is missing its content")
+    done = Populated()
+    for source, target, is_exercise in plan:
+        if target.exists():
+            done.kept.append(target)
+        else:
+            copy_notebook(source, target, learner if is_exercise else None)
+            done.copied.append(target)
+    return done
+
+
+def backup_path(workspace: Path, target: Path) -> Path:
+    """A new, unused file name in workspace/backups/ for target, stamped with the current time."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    folder = workspace / BACKUPS
+    candidate = folder / f"{target.stem}.{stamp}.ipynb"
+    n = 1
+    while candidate.exists():
+        candidate = folder / f"{target.stem}.{stamp}-{n}.ipynb"
+        n += 1
+    return candidate
