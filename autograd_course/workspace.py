@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograd_course.course import course_notebooks, exercise_notebooks
+from autograd_course.learner import LEARNER_FILE, recorded_learner, write_learner
 
 __all__ = [
     "BACKUPS",
@@ -24,13 +25,12 @@ __all__ = [
     "backup_path",
     "copy_notebook",
     "populate",
-    "read_learner",
+    "recorded_learner",
     "write_learner",
 ]
 
 LESSONS = "lessons"
 BACKUPS = "backups"  # visible on purpose; older versions used the hidden .backups/, left where it is
-LEARNER_FILE = "course.json"
 PROGRESS_FILE = Path(".autograd-course") / "progress.json"  # written by `check`, read by `progress`
 META_KEY = "autograd_course"
 
@@ -44,30 +44,6 @@ class Populated:
 
     def __repr__(self) -> str:
         return f"Populated({len(self.copied)} copied, {len(self.kept)} kept)"
-
-
-def read_learner(workspace: Path) -> str | None:
-    """The learner id recorded in workspace/course.json, or None."""
-    try:
-        data = json.loads((Path(workspace) / LEARNER_FILE).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
-    learner = data.get("learner") if isinstance(data, dict) else None
-    return learner if isinstance(learner, str) and learner else None
-
-
-def write_learner(workspace: Path, learner: str) -> Path:
-    """Record the learner in workspace/course.json (other keys in the file are kept)."""
-    # Stand-in until autograd_course.challenge.variants.write_learner (contract C4) is on main.
-    path = Path(workspace) / LEARNER_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        data = {}
-    data = data if isinstance(data, dict) else {}
-    data["learner"] = learner
-    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    return path
 
 
 def copy_notebook(source: Path, target: Path, learner: str | None = None) -> None:

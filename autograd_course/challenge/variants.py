@@ -8,13 +8,12 @@ the fixed default variant of the committed solutions/ and exercises/.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
-from pathlib import Path
+
+from autograd_course.learner import LEARNER_ENV, LEARNER_FILE, read_learner, write_learner
 
 __all__ = [
     "LEARNER_ENV",
@@ -28,8 +27,6 @@ __all__ = [
     "write_learner",
 ]
 
-LEARNER_ENV = "AUTOGRAD_COURSE_LEARNER"
-LEARNER_FILE = "course.json"
 
 # Innocuous choices a working training step can be written with. Every shape trains TinyNet on the
 # mean squared error from the same seeded weights, so a diff against "a normal loop" shows many
@@ -155,40 +152,3 @@ def _exercises() -> dict:
     from autograd_course.challenge.catalogue import EXERCISES
 
     return EXERCISES
-
-
-def read_learner(start_dir: str | Path | None = None) -> str | None:
-    """The learner: env AUTOGRAD_COURSE_LEARNER, else course.json in the nearest ancestor of start_dir."""
-    env = os.environ.get(LEARNER_ENV, "").strip()
-    if env:
-        return env
-    here = Path(start_dir if start_dir is not None else Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        marker = folder / LEARNER_FILE
-        if marker.is_file():
-            try:
-                learner = json.loads(marker.read_text(encoding="utf-8")).get("learner")
-            except (OSError, ValueError, AttributeError):
-                return None
-            return learner.strip() if isinstance(learner, str) and learner.strip() else None
-    return None
-
-
-def write_learner(workspace: str | Path, learner: str) -> Path:
-    """Record the learner in workspace/course.json (other keys in the file are kept)."""
-    if not isinstance(learner, str) or not learner.strip():
-        raise ValueError(f"expected a learner id (a non-empty string), got {learner!r}")
-    path = Path(workspace) / LEARNER_FILE
-    data: dict = {}
-    if path.is_file():
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise ValueError(f"{path} is not valid JSON; fix or remove it first") from exc
-        if not isinstance(loaded, dict):
-            raise ValueError(f"{path} must hold a JSON object")
-        data = loaded
-    data["learner"] = learner.strip()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    return path

@@ -36,7 +36,7 @@ def _source(name: str, workspace: Path) -> tuple[Path, Path] | None:
 def main(args: argparse.Namespace) -> int:
     """Back up the learner's notebook (if any), then copy the fresh one."""
     from autograd_course.course import exercise_ids
-    from autograd_course.workspace import backup_path, copy_notebook, read_learner
+    from autograd_course.workspace import backup_path, copy_notebook, recorded_learner
 
     workspace = Path(args.dir)
     found = _source(args.exercise, workspace)
@@ -53,6 +53,6 @@ def main(args: argparse.Namespace) -> int:
         shutil.copy2(target, backup)
         print(f"saved your version as {backup}")
     is_exercise = target.parent == workspace
-    copy_notebook(source, target, read_learner(workspace) if is_exercise else None)
+    copy_notebook(source, target, recorded_learner(workspace) if is_exercise else None)
     print(f"restored {target}")
     return 0

@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Copy every notebook the workspace does not have yet; report what was kept."""
-    from autograd_course.workspace import LESSONS, populate, read_learner, write_learner
+    from autograd_course.workspace import LESSONS, populate, recorded_learner, write_learner
 
     dest = Path(args.dir)
     if dest.exists() and not dest.is_dir():
@@ -31,7 +31,7 @@ def main(args: argparse.Namespace) -> int:
     if seed is not None and not seed:
         print("error: --seed needs a non-empty learner id, e.g. --seed alice@example.org")
         return 2
-    recorded = read_learner(dest)
+    recorded = recorded_learner(dest)
     if seed and recorded and seed != recorded:
         print(f"error: {dest} belongs to learner {recorded!r} (course.json); start a new folder for {seed!r}")
         return 2
