@@ -59,7 +59,10 @@ _INSTALL = """\
         except PackageNotFoundError:
             pass
     course = {target}  # this release of the course
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", course, *keep], check=True)
+    pip = [sys.executable, "-m", "pip", "install", "-q"]
+    if subprocess.run([*pip, course, *keep]).returncode != 0:  # the platform's torch is older than ours
+        print("This platform's torch is older than the course is tested on; some outputs may differ.")
+        subprocess.run([*pip, "--no-deps", course], check=True)
     from autograd_course.hosted import prepare
 
     prepare({notebook})"""

@@ -32,11 +32,16 @@ def test_locally_the_cell_prints_nothing_and_installs_nothing():
         assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
-def _hosted_run(source: str, monkeypatch, env: str) -> list[list[str]]:
+def _hosted_run(source: str, monkeypatch, env: str, pip_fails: bool = False) -> list[list[str]]:
     """Execute the cell as on a hosted platform, recording pip calls instead of running them."""
     calls: list[list[str]] = []
     monkeypatch.setenv(env, "1")
-    monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: calls.append(cmd))
+
+    def run(cmd, **kw):
+        calls.append(cmd)
+        return subprocess.CompletedProcess(cmd, returncode=int("--no-deps" not in cmd and pip_fails))
+
+    monkeypatch.setattr(subprocess, "run", run)
     monkeypatch.setattr(hosted, "prepare", lambda notebook: calls.append(["prepare", notebook]))
     exec(compile(source, "<setup cell>", "exec"), {})
     return calls
@@ -49,6 +54,15 @@ def test_hosted_the_cell_installs_this_release_and_keeps_the_platforms_torch(env
     assert pip[:5] == [sys.executable, "-m", "pip", "install", "-q"]
     assert pip[5] == f"autograd-debugging-course @ git+{REPO}.git@v9.9"
     assert f"torch=={md.version('torch')}" in pip and f"ipykernel=={md.version('ipykernel')}" in pip
+    assert prepare == ["prepare", "notebooks/05_grad_modes.ipynb"]
+
+
+def test_hosted_the_cell_falls_back_to_no_deps_when_the_platforms_torch_is_too_old(monkeypatch, capsys):
+    source = cell_source("notebooks/05_grad_modes.ipynb", repo=REPO, ref="v9.9")
+    first, second, prepare = _hosted_run(source, monkeypatch, "COLAB_RELEASE_TAG", pip_fails=True)
+    assert f"torch=={md.version('torch')}" in first and "--no-deps" not in first
+    assert second[-2:] == ["--no-deps", f"autograd-debugging-course @ git+{REPO}.git@v9.9"]
+    assert "older than the course is tested on" in capsys.readouterr().out
     assert prepare == ["prepare", "notebooks/05_grad_modes.ipynb"]
 
 
