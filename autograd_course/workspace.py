@@ -33,6 +33,7 @@ LESSONS = "lessons"
 BACKUPS = "backups"  # visible on purpose; older versions used the hidden .backups/, left where it is
 PROGRESS_FILE = Path(".autograd-course") / "progress.json"  # written by `check`, read by `progress`
 META_KEY = "autograd_course"
+EXERCISE_LINK = "](../exercises/"  # how a lesson in notebooks/ links to a challenge notebook
 
 
 @dataclass
@@ -46,14 +47,20 @@ class Populated:
         return f"Populated({len(self.copied)} copied, {len(self.kept)} kept)"
 
 
-def copy_notebook(source: Path, target: Path, learner: str | None = None) -> None:
-    """Copy one course notebook; with a learner, stamp metadata.autograd_course.learner in the copy."""
+def copy_notebook(source: Path, target: Path, learner: str | None = None, lesson: bool = False) -> None:
+    """Copy one course notebook; stamp the learner in an exercise, point a lesson's links at the workspace."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    if learner is None:
+    if learner is None and not lesson:
         shutil.copyfile(source, target)
         return
     nb = json.loads(source.read_text(encoding="utf-8"))
-    nb.setdefault("metadata", {}).setdefault(META_KEY, {})["learner"] = learner
+    if lesson:  # the workspace keeps the exercises one level up from lessons/, not in ../exercises/
+        for cell in nb.get("cells", []):
+            if cell.get("cell_type") == "markdown":
+                text = "".join(cell["source"]).replace(EXERCISE_LINK, "](../")
+                cell["source"] = text.splitlines(keepends=True)
+    if learner is not None:
+        nb.setdefault("metadata", {}).setdefault(META_KEY, {})["learner"] = learner
     target.write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
@@ -73,7 +80,7 @@ def populate(workspace: Path, learner: str | None = None) -> Populated:
         if target.exists():
             done.kept.append(target)
         else:
-            copy_notebook(source, target, learner if is_exercise else None)
+            copy_notebook(source, target, learner if is_exercise else None, lesson=not is_exercise)
             done.copied.append(target)
     return done
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from autograd_course.cli import main
 from autograd_course.course import repo_root
@@ -25,6 +26,14 @@ def test_start_copies_every_exercise_and_never_overwrites(tmp_path, capsys):
     assert "kept" in capsys.readouterr().out
     assert main(["start", str(ws)]) == 0  # a second start changes nothing
     assert mine.read_text() == "my work, not a notebook yet"
+
+
+def test_start_points_a_lessons_challenge_link_at_the_workspace(tmp_path):
+    ws = tmp_path / "ws"
+    assert main(["start", str(ws)]) == 0
+    last = sorted((ws / "lessons").glob("*.ipynb"))[-1]
+    links = re.findall(r"\]\((\.\./[^)]+)\)", last.read_text(encoding="utf-8"))
+    assert links and all((last.parent / link).resolve().is_file() for link in links), links
 
 
 def test_start_refuses_a_file_as_workspace(tmp_path, capsys):

@@ -53,6 +53,7 @@ def main(args: argparse.Namespace) -> int:
         shutil.copy2(target, backup)
         print(f"saved your version as {backup}")
     is_exercise = target.parent == workspace
-    copy_notebook(source, target, recorded_learner(workspace) if is_exercise else None)
+    learner = recorded_learner(workspace) if is_exercise else None
+    copy_notebook(source, target, learner, lesson=not is_exercise)
     print(f"restored {target}")
     return 0
