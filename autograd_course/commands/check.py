@@ -10,11 +10,12 @@ HELP = "grade your challenge notebooks (a file or a folder, default my-work/) in
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """PATH and --timeout."""
+    """PATH, --jobs and --timeout."""
     parser.add_argument(
         "path", nargs="?", default="my-work", help="a notebook or a folder (default: my-work)"
     )
     parser.add_argument("--timeout", type=float, default=300, help="seconds per notebook (default: 300)")
+    parser.add_argument("--jobs", type=int, default=1, help="notebooks checked at once (default: 1)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -34,11 +35,13 @@ def main(args: argparse.Namespace) -> int:
     if not notebooks:
         print(f"error: no notebooks in {path}; run `autograd-course start` first")
         return 2
-    if args.timeout <= 0:
-        print(f"error: expected a positive --timeout in seconds, got {args.timeout}")
+    if args.timeout <= 0 or args.jobs < 1:
+        print(f"error: expected a positive --timeout and --jobs >= 1, got {args.timeout} and {args.jobs}")
         return 2
     files = {nb.name: nb for nb in notebooks}
-    records = grade_folder(list(files.items()), jobs=1, timeout=args.timeout, progress=len(files) > 1)
+    records = grade_folder(
+        list(files.items()), jobs=args.jobs, timeout=args.timeout, progress=len(files) > 1
+    )
     print(table_text(records))
     write_progress(workspace, records, files)
     passed = all(r.status == "passed" for r in records)

@@ -1,0 +1,1 @@
+"""Classroom grading: students and rosters, archives, the sandbox, gradebooks, feedback, shards."""
