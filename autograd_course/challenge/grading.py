@@ -53,6 +53,9 @@ REFUSED = {
 }
 
 
+_NETWORK = ("Network is unreachable", "Temporary failure in name resolution", "Name or service not known")
+
+
 @dataclass
 class Record:
     """One row of results.json: a submission's verdict on one part of one exercise."""
@@ -184,8 +187,10 @@ def _refusal(execution, nb) -> str:
         if cell.get("metadata", {}).get("autograd_course_grader"):
             continue
         what = REFUSED.get(err.name)
-        if what is None and "can't allocate memory" in err.message:
+        if "can't allocate memory" in err.message:
             what = REFUSED["MemoryError"]
+        elif any(w in err.message for w in _NETWORK):
+            what = REFUSED["ConnectionError"]
         if what:
             return f"{err.where()}: the notebook {what} ({err.name}: {err.message[:120]})"
     return ""

@@ -39,9 +39,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"error: expected a positive --timeout and --jobs >= 1, got {args.timeout} and {args.jobs}")
         return 2
     files = {nb.name: nb for nb in notebooks}
-    records = grade_folder(
-        list(files.items()), jobs=args.jobs, timeout=args.timeout, progress=len(files) > 1
-    )
+    records = grade_folder(list(files.items()), jobs=args.jobs, timeout=args.timeout, progress=len(files) > 1)
     print(table_text(records))
     write_progress(workspace, records, files)
     passed = all(r.status == "passed" for r in records)

@@ -127,6 +127,7 @@ def main(args: argparse.Namespace) -> int:
     except (RosterError, ShardError, SandboxError) as exc:
         print(f"error: {exc}")
         return 2
+    roster_ids = [s.id for s in students if s.on_roster] if roster else []  # the whole roster, every shard
     if shard:
         students = [s for s in students if in_shard(s.id, *shard)]
     if not students and not shard:
@@ -149,7 +150,6 @@ def main(args: argparse.Namespace) -> int:
     for s in students:
         if not s.files:
             records.append(Record(s.id, "-", None, "missing", "nothing submitted", s.id))
-    roster_ids = [s.id for s in students if s.on_roster] if roster else []
     write_results(
         records, out, names=names, roster_ids=roster_ids, policy=args.solution_viewed, warning=warning
     )
