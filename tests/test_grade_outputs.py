@@ -195,11 +195,11 @@ def test_merged_shards_equal_a_single_run(tmp_path, capsys):
     assert main(["grade", "--merge", *shards, "--out", str(tmp_path / "merged")]) == 3
     assert _files(tmp_path / "merged") == _files(tmp_path / "one")
     ids = [f"s{i}" for i in range(6)]
-    assert sorted(sum(([s for s in ids if in_shard(s, k, 3)] for k in (1, 2, 3)), [])) == ids
+    assert sorted(s for k in (1, 2, 3) for s in ids if in_shard(s, k, 3)) == ids
 
 
 def test_exit_codes_strict_and_bad_input(tmp_path, capsys):
-    subs, roster = _no_kernel_class(tmp_path)
+    subs, _ = _no_kernel_class(tmp_path)
     assert main(["grade", str(subs), "--out", str(tmp_path / "o"), "--shard", "4/3"]) == 2
     assert main(["grade", str(subs), "--out", str(tmp_path / "o"), "--solution-viewed", "x"]) == 2
     assert main(["grade", str(subs), "--out", str(tmp_path / "o"), "--sandbox", "chroot"]) == 2
@@ -216,7 +216,7 @@ def test_exit_codes_strict_and_bad_input(tmp_path, capsys):
 
 def test_auto_without_bubblewrap_warns_in_output_and_summary(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sandbox_mod, "bwrap_problem", lambda: "bwrap is not installed")
-    subs, roster = _no_kernel_class(tmp_path)
+    subs, _ = _no_kernel_class(tmp_path)
     assert main(["grade", str(subs), "--out", str(tmp_path / "o")]) == 3
     assert "UNSANDBOXED" in capsys.readouterr().err
     assert "UNSANDBOXED" in (tmp_path / "o" / "summary.md").read_text()

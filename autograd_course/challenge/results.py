@@ -1,4 +1,4 @@
-"""Grading results on disk: results.json/.csv, summary.md, gradebooks, feedback, and the learner's progress."""
+"""Grading results on disk: results.json/.csv, summary.md, gradebooks, feedback; the learner's progress."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ def write_results(
     policy: str = "flag",
     warning: str = "",
 ) -> None:
-    """results.json/.csv, summary.md, grades.csv, canvas.csv, moodle.csv, feedback/ and grading.json in out."""
+    """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/ and grading.json in out."""
     from autograd_course.grading.feedback import write_feedback
     from autograd_course.grading.gradebook import student_grades, write_gradebooks
 
@@ -127,7 +127,7 @@ def read_results(out: Path) -> tuple[list[Record], dict]:
 
 
 def exit_status(records: list[Record], strict: bool) -> int:
-    """3 when a submission could not be graded (error, timeout), 1 when --strict and not all passed, else 0."""
+    """3 when a submission could not be graded (error, timeout), 1 with strict and not all passed, else 0."""
     if any(r.status in ("error", "timeout") for r in records):
         return EXIT_UNGRADED
     if strict and any(r.status != "passed" for r in records):

@@ -10,8 +10,8 @@ __all__ = [
     "PART1_POINTS",
     "POLICIES",
     "exercise_max",
-    "part_max",
     "part2_checks_of",
+    "part_max",
     "score",
 ]
 

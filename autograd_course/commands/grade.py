@@ -109,9 +109,8 @@ def main(args: argparse.Namespace) -> int:
         print("error: --out is inside the submissions folder; nothing is written there, pick another folder")
         return 2
     if args.jobs < 1 or args.timeout <= 0 or args.memory <= 0:
-        print(
-            f"error: expected --jobs >= 1, --timeout > 0 and --memory > 0, got {args.jobs}, {args.timeout}, {args.memory}"
-        )
+        got = f"{args.jobs}, {args.timeout}, {args.memory}"
+        print(f"error: expected --jobs >= 1, --timeout > 0 and --memory > 0, got {got}")
         return 2
     try:
         shard = parse_shard(args.shard) if args.shard else None

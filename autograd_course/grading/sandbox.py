@@ -13,6 +13,7 @@ processes that limit never stops) it is a `pids` cgroup instead, when the cgroup
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -65,7 +66,8 @@ class Sandbox:
     warning: str = ""
 
     def __repr__(self) -> str:
-        return f"Sandbox({self.mode}, {self.memory_bytes >> 20} MiB, {self.cpu_seconds} s CPU, {self.processes} procs)"
+        limits = f"{self.memory_bytes >> 20} MiB, {self.cpu_seconds} s CPU, {self.processes} processes"
+        return f"Sandbox({self.mode}, {limits})"
 
     @property
     def confined(self) -> bool:
@@ -132,10 +134,8 @@ def release_cgroup(scratch: Path) -> None:
     for _ in range(50):
         pids = _read(group / "cgroup.procs").split()
         for pid in pids:
-            try:
+            with contextlib.suppress(ProcessLookupError, ValueError):
                 os.kill(int(pid), 9)
-            except (ProcessLookupError, ValueError):
-                pass
         try:
             group.rmdir()
             return

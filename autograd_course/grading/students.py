@@ -79,7 +79,7 @@ def read_roster(path: Path) -> list[tuple[str, str, list[str]]]:
 
 
 def find_students(subs: Path, roster: Path | None = None) -> list[Student]:
-    """Every student: from the roster (with their files, or the layout entry named by their id), else the layout.
+    """Every student: from the roster (their files, or the layout entry of their id), else the layout.
 
     Files nobody on the roster claims are graded too, as students not on the roster.
     """
