@@ -65,9 +65,7 @@ def main() -> int:
     one = statistics.median(samples)
     floor = one * len(subs)
     statuses = {s: sum(r.status == s for r in records) for s in {r.status for r in records}}
-    print(
-        f"notebooks:          {len(subs)} ({args.learners} learners x {len(solutions)}), sandbox {sandbox.mode}"
-    )
+    print(f"notebooks:          {len(subs)} ({args.learners} x {len(solutions)}), sandbox {sandbox.mode}")
     print(f"parts:              {statuses}")
     print(
         f"import torch cell:  {one:.2f} s median of {len(samples)} ({', '.join(f'{s:.2f}' for s in samples)})"

@@ -158,8 +158,8 @@ def test_monkeypatching_in_the_notebook_does_not_turn_a_failure_into_a_pass(grad
     assert got[2]["status"] == "failed" and "gradients carry over" in got[2]["message"]
     executed = nbformat.read(graded["out"] / "executed" / "dave.ipynb", as_version=4)
     check = executed.cells[_cell(executed, 2, "check")]
-    shown = json.dumps(check.outputs)
-    assert "looks fine to me" in shown  # the patched in-kernel check was fooled; the grader was not
+    # The in-kernel check cell is kept but not run: the grader's own judgement is the verdict.
+    assert "check()" in check.source and check.outputs == []
 
 
 @pytest.mark.parametrize(

@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 STATUSES = ("passed", "failed", "not_attempted", "error", "timeout", "missing")
+_JUDGE_LOCK = threading.Lock()
 EXPORT_LIMIT = 64 << 20  # bytes an exported answer may have; a bigger one is refused unread
 # Errors in a learner's cell that mean the sandbox refused something (or a limit was hit):
 # the submission is graded `error` with that reason.
@@ -223,6 +224,11 @@ def grade_notebook(
     _inject(nb, exercises, export_dir)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     confined = sandbox is not None and sandbox.confined
+    # The in-kernel check cells are not run: the grader judges the exports itself, and each check
+    # would train and judge again in the kernel (about a fifth of a solution's grading time).
+    checks = _check_cells(nb)
+    for i in checks:
+        checks[i], nb.cells[i].source = nb.cells[i].source, ""
     execution = execute_cells(
         nb,
         cwd=run_dir,
@@ -231,6 +237,8 @@ def grade_notebook(
         sandbox=sandbox,
         scratch=scratch,
     )
+    for i, source in checks.items():
+        nb.cells[i].source = source
     if executed is not None:
         import nbformat
 
@@ -244,10 +252,11 @@ def grade_notebook(
     elif refused := _refusal(execution, nb):
         records = [Record(name, ex, part, "error", refused, sub.student) for ex, part in pairs]
     else:
-        records = [
-            judge_export(name, export_dir, ex, part, (ex, part) in answered, learner=sub.student)
-            for ex, part in pairs
-        ]
+        with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
+            records = [
+                judge_export(name, export_dir, ex, part, (ex, part) in answered, learner=sub.student)
+                for ex, part in pairs
+            ]
     for r in records:
         r.student = sub.student
         used = [u for u in usage if u[0] == r.exercise and u[1] == r.part]
@@ -277,6 +286,13 @@ def usage_of(nb) -> set[tuple[str, int, str, int]]:
             if isinstance(data.get("exercise"), str) and part in (1, 2):
                 found.add((data["exercise"], part, data["kind"], level))
     return found
+
+
+def _check_cells(nb) -> dict[int, str]:
+    """{index: ""} of the challenge's check cells (role "check")."""
+    from autograd_course.challenge.notebooks import challenge_cells
+
+    return {i: "" for i, m in challenge_cells(nb) if m.get("role") == "check"}
 
 
 def _answered(nb) -> set[tuple[str, int]]:
