@@ -229,6 +229,7 @@ def grade_notebook(
     checks = _check_cells(nb)
     for i in checks:
         checks[i], nb.cells[i].source = nb.cells[i].source, ""
+        nb.cells[i].outputs, nb.cells[i].execution_count = [], None  # stale outputs of another run
     execution = execute_cells(
         nb,
         cwd=run_dir,
