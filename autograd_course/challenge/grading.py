@@ -181,17 +181,22 @@ def _kernel_env(student: str, scratch: Path, confined: bool) -> dict[str, str]:
     return env
 
 
+def _refused(name: str, message: str) -> str:
+    """What the sandbox (or a limit) refused, when a cell error is of that kind; else ''."""
+    if "can't allocate memory" in message:
+        return REFUSED["MemoryError"]
+    if any(w in message for w in _NETWORK):
+        return REFUSED["ConnectionError"]
+    return REFUSED.get(name, "")
+
+
 def _refusal(execution, nb) -> str:
     """'' or why the sandbox (or a limit) stopped a learner's cell, naming the cell and line."""
     for err in execution.errors:
         cell = nb.cells[err.cell]
         if cell.get("metadata", {}).get("autograd_course_grader"):
             continue
-        what = REFUSED.get(err.name)
-        if "can't allocate memory" in err.message:
-            what = REFUSED["MemoryError"]
-        elif any(w in err.message for w in _NETWORK):
-            what = REFUSED["ConnectionError"]
+        what = _refused(err.name, err.message)
         if what:
             return f"{err.where()}: the notebook {what} ({err.name}: {err.message[:120]})"
     return ""
@@ -237,6 +242,7 @@ def grade_notebook(
         env=_kernel_env(sub.student, scratch, confined),
         sandbox=sandbox,
         scratch=scratch,
+        stop_on_error=lambda ename, evalue: bool(_refused(ename, evalue)),
     )
     for i, source in checks.items():
         nb.cells[i].source = source

@@ -14,6 +14,7 @@ import asyncio
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -338,6 +339,10 @@ def _record_abort(
             result.cell_index = _source_index(executed, index, source_had_injected)
 
 
+class _Stopped(Exception):
+    """Raised from the cell-error hook to end a run early (stop_on_error said so)."""
+
+
 @dataclass
 class CellError:
     """An error a cell raised: the cell (0-based index), the line in it, name and message."""
@@ -398,12 +403,14 @@ def execute_cells(
     kernel_log: Path | None = None,
     start_timeout_s: float = 60,
     grace_s: float = 30,
+    stop_on_error: Callable[[str, str], bool] | None = None,
 ) -> Execution:
     """Run every cell of nb (in place) in a fresh kernel within timeout_s in all; never raises for its faults.
 
     Cell errors do not stop the run (they are listed); a notebook still running after timeout_s
     is a timeout, a kernel that dies (killed by a limit, os._exit) an error. A watchdog kills the
     kernel grace_s after the deadline in case the client itself hangs.
+    stop_on_error(name, message) -> True ends the run at that cell error (the rest is not run).
     """
     from nbclient.exceptions import DeadKernelError
 
@@ -421,6 +428,13 @@ def execute_cells(
     )
     current: list[int] = []
     client.on_cell_start = lambda cell, cell_index: current.append(cell_index)
+
+    def on_error(cell: Any, cell_index: int, execute_reply: dict) -> None:
+        content = execute_reply.get("content", {})
+        if stop_on_error is not None and stop_on_error(content.get("ename", ""), content.get("evalue", "")):
+            raise _Stopped
+
+    client.on_cell_error = on_error
     stop = threading.Event()
 
     def watchdog() -> None:
@@ -432,6 +446,8 @@ def execute_cells(
     result = Execution("passed")
     try:
         client.execute(env=env)
+    except _Stopped:
+        pass  # the cell's error is in its outputs; the status comes from it below
     except CellTimeoutError:
         result.status, result.message = "timeout", f"the notebook ran longer than {timeout_s:g} s"
     except DeadKernelError:
