@@ -85,6 +85,7 @@ class Submission:
     name: str
     path: Path
     problem: str = ""  # set when the submission cannot even be read (e.g. a refused archive)
+    learner: str | None = None  # whose variant to grade against (None: the default variant)
 
     def __repr__(self) -> str:
         return f"Submission({self.student}: {self.name})"
@@ -166,13 +167,14 @@ def _inject(nb, exercises: dict[str, list[int]], export_dir: Path):
     nb.cells.append(cell)
 
 
-def _kernel_env(student: str, scratch: Path, confined: bool) -> dict[str, str]:
+def _kernel_env(learner: str | None, scratch: Path, confined: bool) -> dict[str, str]:
     """The kernel's environment: the learner (for the variant), no secrets of the grader when confined."""
     keep = ("PATH", "LANG", "LC_ALL", "TZ") if confined else tuple(os.environ)
-    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env = {k: os.environ[k] for k in keep if k in os.environ and k != "AUTOGRAD_COURSE_LEARNER"}
+    if learner:
+        env["AUTOGRAD_COURSE_LEARNER"] = learner
     env |= {
         "PYTHONDONTWRITEBYTECODE": "1",
-        "AUTOGRAD_COURSE_LEARNER": student,
         "HOME": str(scratch / "home"),
         "MPLBACKEND": "agg",
         "OMP_NUM_THREADS": "1",
@@ -239,7 +241,7 @@ def grade_notebook(
         nb,
         cwd=run_dir,
         timeout_s=budget,
-        env=_kernel_env(sub.student, scratch, confined),
+        env=_kernel_env(sub.learner, scratch, confined),
         sandbox=sandbox,
         scratch=scratch,
         stop_on_error=lambda ename, evalue: bool(_refused(ename, evalue)),
@@ -261,7 +263,7 @@ def grade_notebook(
     else:
         with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
             records = [
-                judge_export(name, export_dir, ex, part, (ex, part) in answered, learner=sub.student)
+                judge_export(name, export_dir, ex, part, (ex, part) in answered, learner=sub.learner)
                 for ex, part in pairs
             ]
     for r in records:

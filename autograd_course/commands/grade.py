@@ -46,22 +46,20 @@ def _submissions(students, subs: Path, scratch: Path):
             label = path.relative_to(subs).as_posix()
             if not is_archive(path):
                 if path.parent == subs or path.suffix == ".ipynb":
-                    found.append(Submission(student.id, label, path))
+                    found.append(Submission(student.id, label, path, learner=student.id))
                 continue
             try:
                 inner = unpack(path, scratch / f"a{n}" / label)
             except ArchiveError as exc:
-                found.append(Submission(student.id, label, path, problem=str(exc)))
+                found.append(Submission(student.id, label, path, problem=str(exc), learner=student.id))
                 continue
             notebooks = [p for p in inner if p.suffix == ".ipynb" and not p.name.startswith(".")]
             if not notebooks:
-                found.append(Submission(student.id, label, path, problem=f"{path.name}: no notebook inside"))
+                why = f"{path.name}: no notebook inside"
+                found.append(Submission(student.id, label, path, problem=why, learner=student.id))
             for nb in notebooks:
-                found.append(
-                    Submission(
-                        student.id, f"{label}/{nb.relative_to(scratch / f'a{n}' / label).as_posix()}", nb
-                    )
-                )
+                inner_label = f"{label}/{nb.relative_to(scratch / f'a{n}' / label).as_posix()}"
+                found.append(Submission(student.id, inner_label, nb, learner=student.id))
     return found
 
 
