@@ -250,3 +250,17 @@ def test_gradescope_bundle_and_run_autograder_against_a_fake_root(tmp_path, caps
     assert set(test) == {"name", "score", "max_score", "output", "visibility"}
     assert "broken JSON" in test["output"] and test["visibility"] == "visible"
     assert build_bundle and run_autograder  # the functions the script and the command call
+
+
+def test_each_student_is_judged_against_their_own_variant(monkeypatch):
+    import types
+
+    from autograd_course.challenge.grading import bug_for
+
+    fake = types.ModuleType("autograd_course.challenge.variants")
+    fake.variant_for = lambda learner, ex: types.SimpleNamespace(bug="G" if learner == "alice" else "A")
+    monkeypatch.setitem(sys.modules, "autograd_course.challenge.variants", fake)
+    assert bug_for("alice", "A") == "G" and bug_for("bob", "A") == "A"
+    monkeypatch.delitem(sys.modules, "autograd_course.challenge.variants")
+    monkeypatch.setitem(sys.modules, "autograd_course.challenge.variants", None)  # not there yet
+    assert bug_for("alice", "M1") == "G"  # the exercise's default bug
