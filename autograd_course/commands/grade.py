@@ -35,34 +35,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overwrite", action="store_true", help="replace results already in --out")
 
 
-def _submissions(students, subs: Path, scratch: Path):
-    """The notebooks to grade: files as they are, archives unpacked (or refused) into scratch."""
-    from autograd_course.challenge.grading import Submission
-    from autograd_course.grading.archives import ArchiveError, is_archive, unpack
-
-    found = []
-    for n, student in enumerate(students):
-        for path in student.files:
-            label = path.relative_to(subs).as_posix()
-            if not is_archive(path):
-                if path.parent == subs or path.suffix == ".ipynb":
-                    found.append(Submission(student.id, label, path, learner=student.id))
-                continue
-            try:
-                inner = unpack(path, scratch / f"a{n}" / label)
-            except ArchiveError as exc:
-                found.append(Submission(student.id, label, path, problem=str(exc), learner=student.id))
-                continue
-            notebooks = [p for p in inner if p.suffix == ".ipynb" and not p.name.startswith(".")]
-            if not notebooks:
-                why = f"{path.name}: no notebook inside"
-                found.append(Submission(student.id, label, path, problem=why, learner=student.id))
-            for nb in notebooks:
-                inner_label = f"{label}/{nb.relative_to(scratch / f'a{n}' / label).as_posix()}"
-                found.append(Submission(student.id, inner_label, nb, learner=student.id))
-    return found
-
-
 def main(args: argparse.Namespace) -> int:
     """Grade, write results, gradebooks and feedback; print the summary; exit as EPILOG says."""
     from autograd_course.challenge.grading import Record, grade_folder
@@ -71,7 +43,7 @@ def main(args: argparse.Namespace) -> int:
     from autograd_course.course import repo_root
     from autograd_course.grading.sandbox import SandboxError, choose_sandbox
     from autograd_course.grading.shards import ShardError, in_shard, merge_outputs, parse_shard
-    from autograd_course.grading.students import RosterError, find_students
+    from autograd_course.grading.students import RosterError, find_students, submissions_of
 
     out = Path(args.out).resolve()
     if (out / "results.json").exists() and not args.overwrite:
@@ -135,7 +107,7 @@ def main(args: argparse.Namespace) -> int:
         print(warning, file=sys.stderr)
     names = {s.id: s.name for s in students if s.name}
     with tempfile.TemporaryDirectory(prefix="autograd-course-unpack-") as scratch:
-        found = _submissions(students, subs, Path(scratch))
+        found = submissions_of(students, subs, Path(scratch))
         records = grade_folder(
             found,
             jobs=args.jobs,

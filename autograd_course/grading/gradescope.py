@@ -92,9 +92,8 @@ def run_autograder(root: Path, timeout: float = 600, sandbox_mode: str = "auto")
 
     from autograd_course.challenge.grading import grade_folder
     from autograd_course.challenge.results import write_results
-    from autograd_course.commands.grade import _submissions
     from autograd_course.grading.sandbox import choose_sandbox
-    from autograd_course.grading.students import Student
+    from autograd_course.grading.students import Student, submissions_of
 
     learner = _learner(root)
     folder = root / "submission"
@@ -102,7 +101,7 @@ def run_autograder(root: Path, timeout: float = 600, sandbox_mode: str = "auto")
     sandbox = choose_sandbox(sandbox_mode, hidden=[root / "results"])
     results_dir = root / "results"
     with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as work:
-        subs = _submissions([Student(learner, "", files)], folder, Path(scratch))
+        subs = submissions_of([Student(learner, "", files)], folder, Path(scratch))
         records = grade_folder(subs, jobs=1, timeout=timeout, progress=False, sandbox=sandbox)
         write_results(records, Path(work), warning=sandbox.warning)  # scores the records
     data = gradescope_results(records, sandbox.warning)

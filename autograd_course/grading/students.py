@@ -6,7 +6,7 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["RosterError", "Student", "find_students", "read_roster"]
+__all__ = ["RosterError", "Student", "find_students", "read_roster", "submissions_of"]
 
 
 class RosterError(ValueError):
@@ -104,3 +104,35 @@ def find_students(subs: Path, roster: Path | None = None) -> list[Student]:
         if rest and sid not in {s.id for s in students}:
             students.append(Student(sid, "", rest, on_roster=False))
     return students
+
+
+def submissions_of(students: list[Student], subs: Path, scratch: Path) -> list:
+    """The notebooks to grade: files as they are, archives unpacked (or refused) into scratch.
+
+    In a student's folder only notebooks and archives count; a file directly under subs is graded
+    whatever it is, so a stray upload shows up as an error rather than vanishing.
+    """
+    from autograd_course.challenge.grading import Submission
+    from autograd_course.grading.archives import ArchiveError, is_archive, unpack
+
+    found = []
+    for n, student in enumerate(students):
+        for path in student.files:
+            label = path.relative_to(subs).as_posix()
+            if not is_archive(path):
+                if path.parent == subs or path.suffix == ".ipynb":
+                    found.append(Submission(student.id, label, path, learner=student.id))
+                continue
+            try:
+                inner = unpack(path, scratch / f"a{n}" / label)
+            except ArchiveError as exc:
+                found.append(Submission(student.id, label, path, problem=str(exc), learner=student.id))
+                continue
+            notebooks = [p for p in inner if p.suffix == ".ipynb" and not p.name.startswith(".")]
+            if not notebooks:
+                why = f"{path.name}: no notebook inside"
+                found.append(Submission(student.id, label, path, problem=why, learner=student.id))
+            for nb in notebooks:
+                inner_label = f"{label}/{nb.relative_to(scratch / f'a{n}' / label).as_posix()}"
+                found.append(Submission(student.id, inner_label, nb, learner=student.id))
+    return found
