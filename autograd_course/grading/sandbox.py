@@ -226,6 +226,7 @@ def bwrap_problem() -> str:
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bwrap failed: {exc}"
     finally:
+        release_cgroup(probe)
         shutil.rmtree(probe, ignore_errors=True)
     return ""
 
