@@ -131,7 +131,7 @@ def release_cgroup(scratch: Path) -> None:
     group = root / f"autograd-course-{os.getpid()}-{scratch.name}" if root else None
     if group is None or not group.is_dir():
         return
-    for _ in range(50):
+    for _ in range(200):  # up to 10 s: a fork bomb's processes take a while to die
         pids = _read(group / "cgroup.procs").split()
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, ValueError):
