@@ -122,8 +122,8 @@ def test_check_hands_the_grader_absolute_paths(tmp_path, monkeypatch, capsys):
     seen = {}
 
     def fake_grade_folder(items, **kwargs):
-        seen["paths"] = [path for _, path in items]
-        return [Record(name, "A", 1, "passed", "ok") for name, _ in items]
+        seen["paths"] = [item.path for item in items]
+        return [Record(item.name, "A", 1, "passed", "ok") for item in items]
 
     monkeypatch.setattr(grading, "grade_folder", fake_grade_folder)
     (tmp_path / "work").mkdir()

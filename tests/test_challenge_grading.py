@@ -121,9 +121,8 @@ def graded(bad_run, check_run, tmp_path_factory):
     out = tmp_path_factory.mktemp("results")
     _submissions(subs)
     before = _tree(subs)
-    assert (
-        main(["grade", str(subs), "--out", str(out), "--jobs", "2", "--timeout", "400", "--overwrite"]) == 0
-    )
+    code = main(["grade", str(subs), "--out", str(out), "--jobs", "2", "--timeout", "400", "--overwrite"])
+    assert code == 3  # broken.ipynb, empty.ipynb, notes.txt and plain.ipynb could not be graded
     records = json.loads((out / "results.json").read_text())
     return {"records": records, "out": out, "subs": subs, "before": before}
 
@@ -133,7 +132,7 @@ def graded_bad(bad_run):
     """The records of the background run."""
     proc, out = bad_run
     _, err = proc.communicate(timeout=600)
-    assert proc.returncode == 0, err.decode()[-2000:]
+    assert proc.returncode == 3, err.decode()[-2000:]  # 3: some submissions could not be graded
     return json.loads((out / "results.json").read_text())
 
 
@@ -159,8 +158,8 @@ def test_monkeypatching_in_the_notebook_does_not_turn_a_failure_into_a_pass(grad
     assert got[2]["status"] == "failed" and "gradients carry over" in got[2]["message"]
     executed = nbformat.read(graded["out"] / "executed" / "dave.ipynb", as_version=4)
     check = executed.cells[_cell(executed, 2, "check")]
-    shown = json.dumps(check.outputs)
-    assert "looks fine to me" in shown  # the patched in-kernel check was fooled; the grader was not
+    # The in-kernel check cell is kept but not run: the grader's own judgement is the verdict.
+    assert "check()" in check.source and check.outputs == []
 
 
 @pytest.mark.parametrize(
@@ -183,13 +182,15 @@ def test_nothing_is_written_inside_the_submissions_folder(graded):
 
 def test_results_json_csv_and_summary(graded):
     out, records = graded["out"], graded["records"]
-    assert {tuple(sorted(r)) for r in records} == {("exercise", "message", "part", "status", "submission")}
     assert {r["status"] for r in records} <= {"passed", "failed", "not_attempted", "error", "timeout"}
     csv_lines = (out / "results.csv").read_text().splitlines()
-    assert csv_lines[0] == "submission,exercise,part,status,message" and len(csv_lines) == len(records) + 1
+    assert csv_lines[0] == (
+        "student,submission,exercise,part,status,points,max_points,checks,hints,solution_viewed,message"
+    )
+    assert len(csv_lines) == len(records) + 1
     summary = (out / "summary.md").read_text()
-    assert "| A | 1 | 1 | 0 | 0 | 0 | 0 | 100% |" in summary  # alice passed
-    assert "| C | 1 | 0 | 0 | 1 | 0 | 0 | 0% |" in summary  # carol's part 1 answer is gone
+    assert "| A | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 100% |" in summary  # alice passed
+    assert "| C | 1 | 0 | 0 | 1 | 0 | 0 | 0 | 0% |" in summary  # carol's part 1 answer is gone
 
 
 def test_feedback_never_contains_check_code(graded):

@@ -1,37 +1,60 @@
-"""Grading submitted notebooks: execute each in a fresh kernel, judge its exported answers outside it.
+"""Grading submitted notebooks: execute each in a fresh, sandboxed kernel, judge its exports outside it.
 
-Threat model. A submission is untrusted code. It runs only in a Jupyter kernel (a child process,
-cwd in a scratch folder of the grader's temporary directory, never in SUBMISSIONS_DIR); the grader
-never imports or calls it. After the learner's cells, the grader runs one injected cell that writes
-the raw answers (stage name, a plain-data summary of the evidence, and the fix's trace: weights
-before every step, returned losses, gradients captured by hooks) to that scratch folder. Verdicts
-are computed in a separate grader process (`python -m autograd_course.challenge.grading`) from
-those files alone, with its own fresh import of the checks, loading tensors with
-`torch.load(weights_only=True)`. So monkeypatching torch, the helpers or the check functions in
-the notebook changes nothing the grader computes: every loss and gradient is recomputed from the
-recorded weights with the grader's own TinyNet. What this does not defend against: a submission
-that forges an export which is consistent with real training (it has then done the exercise), or
-one that attacks the machine itself (run the grader in a container or a throwaway account).
+Threat model. A submission is untrusted code. It runs only in a Jupyter kernel started by the one
+executor (autograd_course.regression.execute) inside the sandbox (autograd_course.grading.sandbox:
+bubblewrap, no network, read-only system, its own scratch folder, memory/CPU/process limits); the
+grader never imports or calls it. After the learner's cells, the grader runs one injected cell that
+writes the raw answers (stage name, a plain-data summary of the evidence, the fix's trace: weights
+before every step, returned losses, gradients captured by hooks) to the scratch folder. Verdicts
+are computed in the grader's own process from those files alone (JSON, and tensors loaded with
+`torch.load(weights_only=True)`, each file size-capped), with the grader's own TinyNet, against the
+student's own variant. So monkeypatching torch, the helpers or the checks in the notebook changes
+nothing the grader computes. What this does not defend against: a submission that forges an export
+consistent with real training (it has then done the exercise).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import asdict, dataclass
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
-__all__ = ["STATUSES", "Record", "grade_folder", "grade_notebook", "inspect_submission", "parts_of"]
+__all__ = [
+    "STATUSES",
+    "Record",
+    "Submission",
+    "grade_folder",
+    "grade_notebook",
+    "inspect_submission",
+    "judge_export",
+    "parts_of",
+]
 
-STATUSES = ("passed", "failed", "not_attempted", "error", "timeout")
-# The worker enforces --timeout on the notebook's cells (and kills the kernel); the parent kills a
-# worker that is still there this long after it, in case the worker itself hangs.
-GRACE = 60.0
+STATUSES = ("passed", "failed", "not_attempted", "error", "timeout", "missing")
+_JUDGE_LOCK = threading.Lock()
+EXPORT_LIMIT = 64 << 20  # bytes an exported answer may have; a bigger one is refused unread
+# Errors in a learner's cell that mean the sandbox refused something (or a limit was hit):
+# the submission is graded `error` with that reason.
+REFUSED = {
+    "MemoryError": "ran out of memory",
+    "OutOfMemoryError": "ran out of memory",
+    "PermissionError": "was refused a file or resource",
+    "FileNotFoundError": "opened a file outside its own folder",
+    "ConnectionError": "tried to use the network",
+    "ConnectionRefusedError": "tried to use the network",
+    "gaierror": "tried to use the network",
+    "BlockingIOError": "hit the process limit",
+    "OSError": "was refused a system resource",
+}
+
+
+_NETWORK = ("Network is unreachable", "Temporary failure in name resolution", "Name or service not known")
 
 
 @dataclass
@@ -43,32 +66,80 @@ class Record:
     part: int | None
     status: str
     message: str
+    student: str = ""
+    checks: list[list[Any]] = field(default_factory=list)
+    hints: int = 0
+    solution_viewed: bool = False
+    points: float = 0.0
+    max_points: float = 0.0
 
     def __repr__(self) -> str:
         return f"Record({self.submission}, {self.exercise} part {self.part}: {self.status})"
 
 
+@dataclass
+class Submission:
+    """One notebook to grade: whose it is, its label in the results, the file, the learner's variant key."""
+
+    student: str
+    name: str
+    path: Path
+    problem: str = ""  # set when the submission cannot even be read (e.g. a refused archive)
+    learner: str | None = None  # whose variant to grade against (None: the default variant)
+
+    def __repr__(self) -> str:
+        return f"Submission({self.student}: {self.name})"
+
+
+def _syntax_problem(nb) -> str:
+    """'' or where the first code cell that does not parse is (cell and line, 1-based)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    transformer = TransformerManager()
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or not cell.source.strip():
+            continue
+        try:
+            compile(transformer.transform_cell(cell.source), f"cell {i + 1}", "exec")
+        except SyntaxError as exc:
+            return f"syntax error in cell {i + 1}, line {exc.lineno}: {exc.msg}"
+        except (ValueError, TypeError) as exc:
+            return f"cell {i + 1} cannot be compiled: {exc}"
+    return ""
+
+
 def inspect_submission(path: Path) -> tuple[object | None, str]:
-    """(notebook, "") when the file is a readable notebook, else (None, the reason it is not)."""
+    """(notebook, "") when the file is a gradable notebook, else (None, the reason it is not)."""
     import nbformat
 
+    where = path.name
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        return None, f"cannot read the file: {exc.strerror}"
+        return None, f"{where}: cannot read the file: {exc.strerror}"
     if not raw.strip():
-        return None, "empty file, not a notebook"
+        return None, f"{where}: empty file, not a notebook"
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return None, f"not a notebook: broken JSON ({exc})"
+    except UnicodeDecodeError:
+        return None, f"{where}: not a notebook: not UTF-8 text"
+    except json.JSONDecodeError as exc:
+        return (
+            None,
+            f"{where}: not a notebook: broken JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})",
+        )
     if not isinstance(data, dict) or "cells" not in data:
-        return None, "not a notebook: the JSON has no cells"
+        return None, f"{where}: not a notebook: the JSON has no cells"
     try:
         nb = nbformat.reads(json.dumps(data), as_version=4)
         nbformat.validate(nb)
     except Exception as exc:
-        return None, f"not a valid notebook: {str(exc).splitlines()[0][:160]}"
+        return None, f"{where}: not a valid notebook: {str(exc).splitlines()[0][:160]}"
+    if not any(c.cell_type == "code" and c.source.strip() for c in nb.cells):
+        return None, f"{where}: empty notebook: no code cells"
+    problem = _syntax_problem(nb)
+    if problem:
+        return None, f"{where}: {problem}"
     return nb, ""
 
 
@@ -96,58 +167,141 @@ def _inject(nb, exercises: dict[str, list[int]], export_dir: Path):
     nb.cells.append(cell)
 
 
-def grade_notebook(
-    path: Path, name: str, scratch: Path, executed: Path | None, budget: float
-) -> list[Record]:
-    """Execute one submission in a fresh kernel, then judge its exports (called in a worker process)."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+def _kernel_env(learner: str | None, scratch: Path, confined: bool) -> dict[str, str]:
+    """The kernel's environment: the learner (for the variant), no secrets of the grader when confined."""
+    keep = ("PATH", "LANG", "LC_ALL", "TZ") if confined else tuple(os.environ)
+    env = {k: os.environ[k] for k in keep if k in os.environ and k != "AUTOGRAD_COURSE_LEARNER"}
+    if learner:
+        env["AUTOGRAD_COURSE_LEARNER"] = learner
+    env |= {
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "HOME": str(scratch / "home"),
+        "MPLBACKEND": "agg",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+    return env
 
-    deadline = time.monotonic() + budget
-    nb, reason = inspect_submission(path)
+
+def _refused(name: str, message: str) -> str:
+    """What the sandbox (or a limit) refused, when a cell error is of that kind; else ''."""
+    if "can't allocate memory" in message:
+        return REFUSED["MemoryError"]
+    if any(w in message for w in _NETWORK):
+        return REFUSED["ConnectionError"]
+    return REFUSED.get(name, "")
+
+
+def _refusal(execution, nb) -> str:
+    """'' or why the sandbox (or a limit) stopped a learner's cell, naming the cell and line."""
+    for err in execution.errors:
+        cell = nb.cells[err.cell]
+        if cell.get("metadata", {}).get("autograd_course_grader"):
+            continue
+        what = _refused(err.name, err.message)
+        if what:
+            return f"{err.where()}: the notebook {what} ({err.name}: {err.message[:120]})"
+    return ""
+
+
+def grade_notebook(
+    sub: Submission, scratch: Path, executed: Path | None, budget: float, sandbox: Any = None
+) -> list[Record]:
+    """Execute one submission in a fresh kernel, then judge its exports with trusted code."""
+    from autograd_course.regression.execute import execute_cells
+
+    name = sub.name
+    if sub.problem:
+        return [Record(name, "-", None, "error", sub.problem, sub.student)]
+    nb, reason = inspect_submission(sub.path)
     if nb is None:
-        return [Record(name, "-", None, "error", reason)]
+        return [Record(name, "-", None, "error", reason, sub.student)]
     pairs = parts_of(nb)
     if not pairs:
-        return [
-            Record(name, "-", None, "error", "no challenge cells found (cell metadata 'autograd_course')")
-        ]
+        why = f"{sub.path.name}: no challenge cells found (cell metadata 'autograd_course')"
+        return [Record(name, "-", None, "error", why, sub.student)]
+    stored_usage = usage_of(nb)
     exercises: dict[str, list[int]] = {}
     for ex_id, part in pairs:
         exercises.setdefault(ex_id, []).append(part)
     answered = _answered(nb)
-    export_dir = scratch / "export"
-    run_dir = scratch / "cwd"
-    export_dir.mkdir(parents=True, exist_ok=True)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    export_dir, run_dir, home = scratch / "export", scratch / "cwd", scratch / "home"
+    for folder in (export_dir, run_dir, home):
+        folder.mkdir(parents=True, exist_ok=True)
     _inject(nb, exercises, export_dir)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    client = NotebookClient(
+    confined = sandbox is not None and sandbox.confined
+    # The in-kernel check cells are not run: the grader judges the exports itself, and each check
+    # would train and judge again in the kernel (about a fifth of a solution's grading time).
+    checks = _check_cells(nb)
+    for i in checks:
+        checks[i], nb.cells[i].source = nb.cells[i].source, ""
+        nb.cells[i].outputs, nb.cells[i].execution_count = [], None  # stale outputs of another run
+    execution = execute_cells(
         nb,
-        timeout_func=lambda _source: max(1, int(deadline - time.monotonic())),
-        shutdown_kernel="immediate",
-        allow_errors=True,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(run_dir)}},
+        cwd=run_dir,
+        timeout_s=budget,
+        env=_kernel_env(sub.learner, scratch, confined),
+        sandbox=sandbox,
+        scratch=scratch,
+        stop_on_error=lambda ename, evalue: bool(_refused(ename, evalue)),
     )
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    failure = None
-    try:
-        client.execute(env=env)
-    except DeadKernelError as exc:
-        failure = ("error", f"the kernel died while running the notebook ({str(exc)[:80]})")
-    except CellTimeoutError:
-        failure = ("timeout", f"the notebook ran longer than {budget:g} s")
-    except Exception as exc:
-        failure = ("error", f"the notebook could not be run: {type(exc).__name__}: {str(exc)[:120]}")
+    for i, source in checks.items():
+        nb.cells[i].source = source
     if executed is not None:
         import nbformat
 
         executed.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, executed)
-    if failure is not None:
-        return [Record(name, ex, part, failure[0], failure[1]) for ex, part in pairs]
-    return [judge_export(name, export_dir, ex, part, (ex, part) in answered) for ex, part in pairs]
+    usage = stored_usage | usage_of(nb)
+    if execution.status in ("timeout", "error"):
+        records = [
+            Record(name, ex, part, execution.status, execution.message, sub.student) for ex, part in pairs
+        ]
+    elif refused := _refusal(execution, nb):
+        records = [Record(name, ex, part, "error", refused, sub.student) for ex, part in pairs]
+    else:
+        with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
+            records = [
+                judge_export(name, export_dir, ex, part, (ex, part) in answered, learner=sub.learner)
+                for ex, part in pairs
+            ]
+    for r in records:
+        r.student = sub.student
+        used = [u for u in usage if u[0] == r.exercise and u[1] == r.part]
+        r.hints = max((u[3] for u in used if u[2] == "hint"), default=0)
+        r.solution_viewed = any(u[2] == "solution" for u in used)
+    return records
+
+
+USAGE_MIME = "application/vnd.autograd-course.usage+json"
+
+
+def usage_of(nb) -> set[tuple[str, int, str, int]]:
+    """(exercise, part, kind, level) of every hint()/solution() use recorded in the notebook's outputs."""
+    found = set()
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {}).get(USAGE_MIME)
+            if isinstance(data, str):
+                try:
+                    data = json.loads(data)
+                except json.JSONDecodeError:
+                    continue
+            if not isinstance(data, dict) or data.get("kind") not in ("hint", "solution"):
+                continue
+            level = data.get("level") if isinstance(data.get("level"), int) else 1
+            part = data.get("part")
+            if isinstance(data.get("exercise"), str) and part in (1, 2):
+                found.add((data["exercise"], part, data["kind"], level))
+    return found
+
+
+def _check_cells(nb) -> dict[int, str]:
+    """{index: ""} of the challenge's check cells (role "check")."""
+    from autograd_course.challenge.notebooks import challenge_cells
+
+    return {i: "" for i, m in challenge_cells(nb) if m.get("role") == "check"}
 
 
 def _answered(nb) -> set[tuple[str, int]]:
@@ -156,8 +310,58 @@ def _answered(nb) -> set[tuple[str, int]]:
     return {(m["exercise"], m.get("part")) for _, m in challenge_cells(nb) if m.get("role") == "answer"}
 
 
-def judge_export(name: str, export_dir: Path, ex_id: str, part: int, has_answer_cell: bool) -> Record:
-    """Judge one exported part with trusted code (runs in the grader's worker, not in the kernel)."""
+def bug_for(learner: str | None, exercise_id: str) -> str:
+    """The bug this learner's variant of the exercise plants (C4's variant_for; the default without it)."""
+    from autograd_course.challenge.catalogue import BUGS, exercise
+
+    try:
+        from autograd_course.challenge.variants import variant_for
+    except ImportError:
+        return exercise(exercise_id).bug
+    variant = variant_for(learner or None, exercise_id)
+    for attr in ("bug", "bug_key", "key"):
+        key = variant.get(attr) if isinstance(variant, dict) else getattr(variant, attr, None)
+        if isinstance(key, str) and key in BUGS:
+            return key
+    return exercise(exercise_id).bug
+
+
+def part2_checks(verdict) -> list[list[Any]]:
+    """[(check, passed)] of a part-2 verdict: C4's `checks` when the verdict has them, else derived.
+
+    The derivation reads the fix judgement's first failure (it checks, in order: gradients of each
+    step's own loss, every parameter moved, the loss fell): checks after the first failure count
+    as not passed. Drop it once every part-2 Verdict carries `checks`.
+    """
+    from autograd_course.challenge.scoring import BASE_CHECKS
+
+    declared = getattr(verdict, "checks", None)
+    if declared:
+        return [[str(n), bool(ok)] for n, ok in declared]
+    if verdict.status == "passed":
+        return [[n, True] for n in BASE_CHECKS]
+    message = verdict.message
+    if "never changed" in message:
+        passed = {"no_carryover"}
+    elif "the loss went from" in message:
+        passed = {"no_carryover", "params_move"}
+    else:
+        passed = set()
+    return [[n, n in passed] for n in BASE_CHECKS]
+
+
+def _read_capped(path: Path) -> bytes:
+    if path.stat().st_size > EXPORT_LIMIT:
+        raise ValueError(f"the exported answer is larger than {EXPORT_LIMIT >> 20} MiB")
+    return path.read_bytes()
+
+
+def judge_export(
+    name: str, export_dir: Path, ex_id: str, part: int, has_answer_cell: bool, learner: str | None = None
+) -> Record:
+    """Judge one exported part with trusted code, against the learner's own variant."""
+    import io
+
     from autograd_course.challenge.catalogue import exercise
     from autograd_course.challenge.evidence import judge_stage
     from autograd_course.challenge.exercise import part2_verdict
@@ -169,10 +373,11 @@ def judge_export(name: str, export_dir: Path, ex_id: str, part: int, has_answer_
     path = export_path(export_dir, ex_id, part)
     if not path.exists():
         return Record(name, ex_id, part, "error", "the notebook exported no answers (did it stop early?)")
-    ex = exercise(ex_id)
+    ex = replace(exercise(ex_id), bug=bug_for(learner, ex_id))
+    checks: list[list[Any]] = []
     try:
         if part == 1:
-            data = json.loads(path.read_text())
+            data = json.loads(_read_capped(path))
             seed = data["seed"] if isinstance(data.get("seed"), int) else 0
             if data.get("not_attempted"):
                 verdict = Verdict(
@@ -184,16 +389,18 @@ def judge_export(name: str, export_dir: Path, ex_id: str, part: int, has_answer_
         else:
             import torch
 
-            trace = torch.load(path, weights_only=True)
+            trace = torch.load(io.BytesIO(_read_capped(path)), weights_only=True)
             seed = trace.get("seed", 0) if isinstance(trace, dict) else 0
             verdict = part2_verdict(
                 ex, seed if isinstance(seed, int) else 0, trace if isinstance(trace, dict) else {}
             )
+            if verdict.status != "not_attempted":
+                checks = part2_checks(verdict)
     except Exception as exc:
         return Record(
             name, ex_id, part, "failed", f"the exported answer could not be read: {type(exc).__name__}"
         )
-    return Record(name, ex_id, part, verdict.status, verdict.message)
+    return Record(name, ex_id, part, verdict.status, verdict.message, checks=checks)
 
 
 def find_submissions(folder: Path) -> list[Path]:
@@ -205,98 +412,52 @@ def find_submissions(folder: Path) -> list[Path]:
     )
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
-    proc.wait()
-
-
 def grade_folder(
-    submissions: list[tuple[str, Path]],
+    submissions: list[tuple[str, Path]] | list[Submission],
     *,
     jobs: int = 1,
     timeout: float = 120.0,
     executed_dir: Path | None = None,
     progress: bool = True,
+    sandbox: Any = None,
 ) -> list[Record]:
-    """Grade (name, path) submissions in parallel worker processes; one bad one never stops the rest."""
+    """Grade submissions `jobs` at a time, each in its own kernel; one bad one never stops the rest.
+
+    Items are Submission values or (name, path) pairs (then the name is also the student).
+    """
     from tqdm import tqdm
 
     if jobs < 1:
         raise ValueError(f"expected --jobs >= 1, got {jobs}")
     if timeout <= 0:
         raise ValueError(f"expected a positive --timeout in seconds, got {timeout}")
+    subs = [s if isinstance(s, Submission) else Submission(s[0], s[0], Path(s[1])) for s in submissions]
     records: list[Record] = []
-    pending = list(submissions)
-    running: list[tuple[str, subprocess.Popen, float, Path, Path]] = []
-    bar = tqdm(total=len(pending), desc="grading", unit="nb", disable=not progress, file=sys.stderr)
+    bar = tqdm(total=len(subs), desc="grading", unit="nb", disable=not progress, file=sys.stderr)
+    lock = threading.Lock()
     with tempfile.TemporaryDirectory(prefix="autograd-course-grade-") as tmp:
-        counter = 0
-        while pending or running:
-            while pending and len(running) < jobs:
-                name, path = pending.pop(0)
-                counter += 1
-                scratch = Path(tmp) / f"s{counter}"
-                scratch.mkdir()
-                out = scratch / "records.json"
-                executed = executed_dir / name if executed_dir is not None else None
-                cmd = [
-                    sys.executable,
-                    "-m",
-                    "autograd_course.challenge.grading",
-                    str(path),
-                    name,
-                    str(scratch),
-                    str(out),
-                    str(timeout),
-                    str(executed or ""),
-                ]
-                with (scratch / "stderr.txt").open("wb") as stderr:  # a file: a full pipe would block
-                    proc = subprocess.Popen(
-                        cmd, cwd=scratch, start_new_session=True, stdout=subprocess.DEVNULL, stderr=stderr
-                    )
-                running.append((name, proc, time.monotonic(), out, path))
-            time.sleep(0.1)
-            for item in list(running):
-                name, proc, started, out, path = item
-                if proc.poll() is None and time.monotonic() - started <= timeout + GRACE:
-                    continue
-                if proc.poll() is None:
-                    _kill_group(proc)
-                    records += _whole(
-                        name, path, "timeout", f"grading took longer than {timeout + GRACE:g} s"
-                    )
-                elif out.exists():
-                    records += [Record(**r) for r in json.loads(out.read_text())]
-                else:
-                    lines = (out.parent / "stderr.txt").read_text(errors="replace").strip().splitlines()
-                    records += _whole(
-                        name, path, "error", f"grading crashed: {(lines or ['no output'])[-1][:160]}"
-                    )
-                running.remove(item)
-                bar.update(1)
+        os.chmod(tmp, 0o700)
+
+        def one(k: int, sub: Submission) -> list[Record]:
+            scratch = Path(tmp) / f"s{k}"
+            scratch.mkdir()
+            executed = executed_dir / sub.name if executed_dir is not None else None
+            try:
+                return grade_notebook(sub, scratch, executed, timeout, sandbox)
+            except Exception as exc:  # a grader bug must not cost the batch
+                why = f"the grader failed on this submission: {type(exc).__name__}: {str(exc)[:160]}"
+                return [Record(sub.name, "-", None, "error", why, sub.student)]
+
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="grade") as pool:
+            futures = [pool.submit(one, k, sub) for k, sub in enumerate(subs)]
+            for future in as_completed(futures):
+                with lock:
+                    records += future.result()
+                    bar.update(1)
     bar.close()
     return records
 
 
-def _whole(name: str, path: Path, status: str, message: str) -> list[Record]:
-    nb, _ = inspect_submission(path)
-    pairs = parts_of(nb) if nb is not None else []
-    return [Record(name, ex, part, status, message) for ex, part in pairs] or [
-        Record(name, "-", None, status, message)
-    ]
-
-
-def _worker(argv: list[str]) -> int:
-    path, name, scratch, out, budget, executed = argv
-    records = grade_notebook(
-        Path(path), name, Path(scratch), Path(executed) if executed else None, float(budget)
-    )
-    Path(out).write_text(json.dumps([asdict(r) for r in records]))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(_worker(sys.argv[1:]))
+def records_to_json(records: list[Record]) -> list[dict]:
+    """Records as plain dicts (results.json rows)."""
+    return [asdict(r) for r in records]

@@ -1,4 +1,4 @@
-"""Grading results on disk: results.json, results.csv, summary.md, and the learner's progress file."""
+"""Grading results on disk: results.json/.csv, summary.md, gradebooks, feedback; the learner's progress."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ from pathlib import Path
 
 from autograd_course.challenge.catalogue import EXERCISES
 from autograd_course.challenge.grading import STATUSES, Record
+from autograd_course.challenge.scoring import part_max, score
 
 __all__ = [
     "PROGRESS_FILE",
+    "exit_status",
     "read_progress",
+    "read_results",
     "summary_markdown",
     "table_text",
     "write_progress",
@@ -20,21 +23,37 @@ __all__ = [
 ]
 
 PROGRESS_FILE = Path(".autograd-course") / "progress.json"
-FIELDS = ("submission", "exercise", "part", "status", "message")
+FIELDS = (
+    "student",
+    "submission",
+    "exercise",
+    "part",
+    "status",
+    "points",
+    "max_points",
+    "checks",
+    "hints",
+    "solution_viewed",
+    "message",
+)
+META = "grading.json"  # what a run knew besides the records (names, roster, policy), for --merge
+EXIT_COMPLETED, EXIT_STRICT, EXIT_BAD_INPUT, EXIT_UNGRADED = 0, 1, 2, 3
 
 
 def _order(r: Record) -> tuple:
     ex = list(EXERCISES).index(r.exercise) if r.exercise in EXERCISES else len(EXERCISES)
-    return (r.submission, ex, r.part or 0)
+    return (r.student, r.submission, ex, r.part or 0)
 
 
-def summary_markdown(records: list[Record]) -> str:
+def summary_markdown(records: list[Record], warning: str = "") -> str:
     """A Markdown summary: per exercise and part, counts per status and the pass rate."""
-    submissions = sorted({r.submission for r in records})
-    lines = [
-        "# Grading summary",
-        "",
-        f"{len(submissions)} submissions, {len(records)} graded parts.",
+    submissions = sorted({r.submission for r in records if r.status != "missing"})
+    students = sorted({r.student for r in records})
+    lines = ["# Grading summary", ""]
+    if warning:
+        lines += [f"**{warning}**", ""]
+    lines += [
+        f"{len(students)} students, {len(submissions)} submissions, {len(records)} graded parts.",
         "",
         "| exercise | part | " + " | ".join(STATUSES) + " | pass rate |",
         "|---|---|" + "---|" * len(STATUSES) + "---|",
@@ -43,6 +62,8 @@ def summary_markdown(records: list[Record]) -> str:
         {(r.exercise, r.part or 0) for r in records}, key=lambda k: _order(Record("", k[0], k[1], "", ""))
     )
     for ex, part in keys:
+        if ex == "-" and part == 0 and all(r.status == "missing" for r in records if r.exercise == "-"):
+            continue
         rows = [r for r in records if r.exercise == ex and (r.part or 0) == part]
         counts = [sum(r.status == s for r in rows) for s in STATUSES]
         rate = counts[0] / len(rows)
@@ -54,19 +75,64 @@ def summary_markdown(records: list[Record]) -> str:
             f"- `{r.submission}` ({r.exercise} part {r.part or '-'}): {r.status}, {r.message}"
             for r in problems
         ]
+    missing = sorted({r.student for r in records if r.status == "missing"})
+    if missing:
+        lines += ["", f"## Missing ({len(missing)})", "", ", ".join(f"`{m}`" for m in missing)]
+    viewed = sorted({f"`{r.student}` {r.exercise}.{r.part}" for r in records if r.solution_viewed})
+    if viewed:
+        lines += ["", "## Solutions viewed", "", *(f"- {v}" for v in viewed)]
     return "\n".join(lines) + "\n"
 
 
-def write_results(records: list[Record], out: Path) -> None:
-    """results.json, results.csv and summary.md in out."""
+def write_results(
+    records: list[Record],
+    out: Path,
+    *,
+    names: dict[str, str] | None = None,
+    roster_ids: list[str] | None = None,
+    policy: str = "flag",
+    warning: str = "",
+) -> None:
+    """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/ and grading.json in out."""
+    from autograd_course.grading.feedback import write_feedback
+    from autograd_course.grading.gradebook import student_grades, write_gradebooks
+
+    names = dict(names or {})
+    for r in records:
+        r.student = r.student or r.submission
+        r.max_points = part_max(r.exercise, r.part) if r.exercise in EXERCISES and r.part else 0.0
+        r.points = score(r, policy)
     records = sorted(records, key=_order)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps([asdict(r) for r in records], indent=1) + "\n")
     with (out / "results.csv").open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=FIELDS)
         writer.writeheader()
-        writer.writerows(asdict(r) for r in records)
-    (out / "summary.md").write_text(summary_markdown(records))
+        for r in records:
+            row = asdict(r) | {"checks": ";".join(f"{n}={'pass' if ok else 'fail'}" for n, ok in r.checks)}
+            writer.writerow(row)
+    (out / "summary.md").write_text(summary_markdown(records, warning))
+    grades = student_grades(records, names, set(roster_ids or []))
+    write_gradebooks(grades, out)
+    write_feedback(records, grades, out)
+    meta = {"names": names, "roster_ids": list(roster_ids or []), "policy": policy, "warning": warning}
+    (out / META).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+
+
+def read_results(out: Path) -> tuple[list[Record], dict]:
+    """The records and the run's metadata from a results folder (for --merge)."""
+    records = [Record(**r) for r in json.loads((out / "results.json").read_text())]
+    meta = json.loads((out / META).read_text()) if (out / META).exists() else {}
+    return records, meta
+
+
+def exit_status(records: list[Record], strict: bool) -> int:
+    """3 when a submission could not be graded (error, timeout), 1 with strict and not all passed, else 0."""
+    if any(r.status in ("error", "timeout") for r in records):
+        return EXIT_UNGRADED
+    if strict and any(r.status != "passed" for r in records):
+        return EXIT_STRICT
+    return EXIT_COMPLETED
 
 
 def table_text(records: list[Record]) -> str:

@@ -1,0 +1,3 @@
+"""Classroom grading: students and rosters, archives, the sandbox, gradebooks, feedback, shards."""
+
+__all__: list[str] = []

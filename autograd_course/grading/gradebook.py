@@ -1,0 +1,96 @@
+"""Gradebook files: grades.csv (one row per student), and Canvas' and Moodle's import layouts."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.challenge.scoring import exercise_max
+
+__all__ = ["ASSIGNMENT", "StudentGrade", "student_grades", "write_gradebooks"]
+
+ASSIGNMENT = "Autograd challenge"  # the gradebook column name (Canvas creates it on import)
+
+
+@dataclass
+class StudentGrade:
+    """One gradebook row: points per exercise, total, maximum, and what to look at."""
+
+    id: str
+    name: str
+    points: dict[str, float] = field(default_factory=dict)
+    total: float = 0.0
+    max: float = 0.0
+    status: str = "graded"  # graded | missing | not on roster
+    solution_viewed: list[str] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"StudentGrade({self.id}: {self.total:g}/{self.max:g})"
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def student_grades(records: list[Any], names: dict[str, str], roster_ids: set[str]) -> list[StudentGrade]:
+    """Rows per student: an exercise earns the best points of that student's notebooks for it."""
+    ids = sorted({r.student for r in records} | set(names))
+    maximum = sum(exercise_max(e) for e in EXERCISES)
+    rows = []
+    for sid in ids:
+        mine = [r for r in records if r.student == sid]
+        row = StudentGrade(sid, names.get(sid, ""), max=maximum)
+        for ex in EXERCISES:
+            per_file: dict[str, float] = {}
+            for r in mine:
+                if r.exercise == ex:
+                    per_file[r.submission] = per_file.get(r.submission, 0.0) + r.points
+            row.points[ex] = max(per_file.values(), default=0.0)
+        row.total = sum(row.points.values())
+        if all(r.status == "missing" for r in mine):
+            row.status = "missing"
+        elif roster_ids and sid not in roster_ids:
+            row.status = "not on roster"
+        row.solution_viewed = sorted({f"{r.exercise}.{r.part}" for r in mine if r.solution_viewed})
+        row.hints = sorted({f"{r.exercise}.{r.part}:{r.hints}" for r in mine if r.hints})
+        rows.append(row)
+    return rows
+
+
+def write_gradebooks(rows: list[StudentGrade], out: Path) -> list[Path]:
+    """grades.csv, canvas.csv and moodle.csv in out."""
+    exercises = list(EXERCISES)
+    paths = [out / "grades.csv", out / "canvas.csv", out / "moodle.csv"]
+    with paths[0].open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "name", *exercises, "total", "max", "status", "solution_viewed", "hints"])
+        for r in rows:
+            w.writerow(
+                [
+                    r.id,
+                    r.name,
+                    *(_fmt(r.points[e]) for e in exercises),
+                    _fmt(r.total),
+                    _fmt(r.max),
+                    r.status,
+                    ";".join(r.solution_viewed),
+                    ";".join(r.hints),
+                ]
+            )
+    with paths[1].open("w", newline="") as f:  # Canvas: Grades > Import, matched on SIS User ID
+        w = csv.writer(f)
+        w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", ASSIGNMENT])
+        w.writerow(["Points Possible", "", "", "", "", _fmt(rows[0].max if rows else 0)])
+        for r in rows:
+            w.writerow([r.name or r.id, "", r.id, "", "", _fmt(r.total)])
+    with paths[2].open("w", newline="") as f:  # Moodle: Grades > Import > CSV file, map ID number
+        w = csv.writer(f)
+        w.writerow(["ID number", "Full name", ASSIGNMENT, "Feedback"])
+        for r in rows:
+            note = f"solution viewed: {', '.join(r.solution_viewed)}" if r.solution_viewed else ""
+            w.writerow([r.id, r.name, _fmt(r.total), note])
+    return paths

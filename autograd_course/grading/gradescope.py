@@ -1,0 +1,127 @@
+"""Gradescope: build the autograder bundle, and grade one submission inside it (`run_autograder`).
+
+Gradescope unpacks the bundle in /autograder/source, runs setup.sh once when building the image,
+then for every submission runs /autograder/run_autograder with the learner's files in
+/autograder/submission, and reads /autograder/results/results.json. The root is configurable
+(`AUTOGRADER_ROOT`, or --root) so the same code runs against a fake root in tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from pathlib import Path
+
+__all__ = ["SETUP_SH", "build_bundle", "gradescope_results", "run_autograder"]
+
+SETUP_SH = """#!/usr/bin/env bash
+# Runs once when Gradescope builds the autograder image.
+set -euo pipefail
+apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv bubblewrap >/dev/null
+python3 -m venv /autograder/venv
+# torch's CPU build (PyPI's default Linux wheel is the multi-GB CUDA one).
+/autograder/venv/bin/pip install -q --extra-index-url https://download.pytorch.org/whl/cpu \\
+  -c /autograder/source/constraints.txt /autograder/source
+"""
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Gradescope runs this for every submission; results go to $AUTOGRADER_ROOT/results/results.json.
+set -uo pipefail
+root="${AUTOGRADER_ROOT:-/autograder}"
+exec "$root/venv/bin/python" -m autograd_course.grading.gradescope --root "$root"
+"""
+# What the bundle carries of the course: the package, the toolkit, and how to install them.
+COURSE_FILES = ("pyproject.toml", "constraints.txt", "README.md", "autograd_course", "helpers")
+
+
+def build_bundle(out: Path, root: Path) -> Path:
+    """Write autograder.zip: setup.sh, run_autograder and the course package (no solutions)."""
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
+            info = zipfile.ZipInfo(name)
+            info.external_attr = 0o100755 << 16
+            zf.writestr(info, text)
+        for name in COURSE_FILES:
+            path = root / name
+            files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+            for f in files:
+                rel = f.relative_to(root)
+                if "__pycache__" in rel.parts or f.suffix == ".pyc":
+                    continue
+                zf.write(f, rel.as_posix())
+    return out
+
+
+def _learner(root: Path) -> str:
+    """The learner's id from Gradescope's submission_metadata.json (sid, else email), for their variant."""
+    try:
+        meta = json.loads((root / "submission_metadata.json").read_text())
+        user = meta["users"][0]
+        return str(user.get("sid") or user.get("email") or "learner")
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return "learner"
+
+
+def gradescope_results(records: list, warning: str = "") -> dict:
+    """Gradescope's results.json: score, and per test name, score, max_score, output, visibility."""
+    tests = []
+    for r in records:
+        name = f"{r.exercise} part {r.part}" if r.part else r.submission
+        lines = [f"{r.status.replace('_', ' ')}: {r.message}"]
+        lines += [f"{'passed' if ok else 'failed'}: {check}" for check, ok in r.checks]
+        tests.append(
+            {
+                "name": name,
+                "score": r.points,
+                "max_score": r.max_points,
+                "output": "\n".join(lines),
+                "visibility": "visible",
+            }
+        )
+    return {
+        "score": sum(t["score"] for t in tests),
+        "output": warning or "Graded by autograd-course.",
+        "visibility": "visible",
+        "tests": tests,
+    }
+
+
+def run_autograder(root: Path, timeout: float = 600, sandbox_mode: str = "auto") -> dict:
+    """Grade the notebooks in root/submission as one learner; write root/results/results.json."""
+    import tempfile
+
+    from autograd_course.challenge.grading import grade_folder
+    from autograd_course.challenge.results import write_results
+    from autograd_course.grading.sandbox import choose_sandbox
+    from autograd_course.grading.students import Student, submissions_of
+
+    learner = _learner(root)
+    folder = root / "submission"
+    files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+    sandbox = choose_sandbox(sandbox_mode, hidden=[root / "results"])
+    results_dir = root / "results"
+    with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as work:
+        subs = submissions_of([Student(learner, "", files)], folder, Path(scratch))
+        records = grade_folder(subs, jobs=1, timeout=timeout, progress=False, sandbox=sandbox)
+        write_results(records, Path(work), warning=sandbox.warning)  # scores the records
+    data = gradescope_results(records, sandbox.warning)
+    if not files:
+        data["output"] = "No files were submitted."
+    results_dir.mkdir(parents=True, exist_ok=True)
+    (results_dir / "results.json").write_text(json.dumps(data, indent=1) + "\n")
+    return data
+
+
+def _main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m autograd_course.grading.gradescope")
+    parser.add_argument("--root", default=os.environ.get("AUTOGRADER_ROOT", "/autograder"))
+    parser.add_argument("--timeout", type=float, default=600)
+    args = parser.parse_args(argv)
+    run_autograder(Path(args.root), args.timeout)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())

@@ -1,0 +1,138 @@
+"""Who submitted what: students from the folder layout or from a roster CSV."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["RosterError", "Student", "find_students", "read_roster", "submissions_of"]
+
+
+class RosterError(ValueError):
+    """A roster file that cannot be used; the message says what was expected."""
+
+
+@dataclass
+class Student:
+    """One learner: id, name, and the files that are theirs (none: missing)."""
+
+    id: str
+    name: str = ""
+    files: list[Path] = field(default_factory=list)
+    on_roster: bool = True
+
+    def __repr__(self) -> str:
+        return f"Student({self.id}, {len(self.files)} files)"
+
+
+def _visible_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    return sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+    )
+
+
+def _stem(path: Path) -> str:
+    name = path.name
+    for suffix in (".tar.gz", ".ipynb", ".zip", ".tgz", ".tar"):
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def layout_students(subs: Path) -> dict[str, Student]:
+    """nbgrader's layout: submissions/<student>/...; a file directly under submissions/ is its own student."""
+    found: dict[str, Student] = {}
+    for entry in sorted(subs.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        sid = entry.name if entry.is_dir() else _stem(entry)
+        student = found.setdefault(sid, Student(sid, on_roster=False))
+        student.files += _visible_files(entry)
+    return found
+
+
+def read_roster(path: Path) -> list[tuple[str, str, list[str]]]:
+    """(id, name, files) rows of a roster CSV: header id,name,files; files ';'-separated (optional)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise RosterError(f"--roster {path}: cannot read it ({exc.strerror})") from None
+    rows = list(csv.DictReader(text.splitlines()))
+    if not rows or "id" not in rows[0]:
+        raise RosterError(f"--roster {path}: expected a CSV with a header 'id,name,files'")
+    out, seen = [], set()
+    for n, row in enumerate(rows, start=2):
+        sid = (row.get("id") or "").strip()
+        if not sid:
+            raise RosterError(f"--roster {path}, line {n}: empty id")
+        if sid in seen:
+            raise RosterError(f"--roster {path}, line {n}: id {sid!r} appears twice")
+        seen.add(sid)
+        files = [f.strip() for f in (row.get("files") or "").split(";") if f.strip()]
+        out.append((sid, (row.get("name") or "").strip(), files))
+    return out
+
+
+def find_students(subs: Path, roster: Path | None = None) -> list[Student]:
+    """Every student: from the roster (their files, or the layout entry of their id), else the layout.
+
+    Files nobody on the roster claims are graded too, as students not on the roster.
+    """
+    layout = layout_students(subs)
+    if roster is None:
+        return list(layout.values())
+    students, claimed = [], set()
+    for sid, name, files in read_roster(roster):
+        if files:
+            paths = []
+            for f in files:
+                target = (subs / f).resolve()
+                if subs.resolve() not in target.parents:
+                    raise RosterError(f"--roster: {sid}'s file {f!r} is outside the submissions folder")
+                paths += _visible_files(target) if target.exists() else []
+        else:
+            paths = layout[sid].files if sid in layout else []
+        claimed |= set(paths)
+        students.append(Student(sid, name, paths))
+    for sid, student in layout.items():
+        rest = [p for p in student.files if p not in claimed]
+        if rest and sid not in {s.id for s in students}:
+            students.append(Student(sid, "", rest, on_roster=False))
+    return students
+
+
+def submissions_of(students: list[Student], subs: Path, scratch: Path) -> list:
+    """The notebooks to grade: files as they are, archives unpacked (or refused) into scratch.
+
+    In a student's folder only notebooks and archives count; a file directly under subs is graded
+    whatever it is, so a stray upload shows up as an error rather than vanishing.
+    """
+    from autograd_course.challenge.grading import Submission
+    from autograd_course.grading.archives import ArchiveError, is_archive, unpack
+
+    found = []
+    for n, student in enumerate(students):
+        for path in student.files:
+            label = path.relative_to(subs).as_posix()
+            if not is_archive(path):
+                if path.parent == subs or path.suffix == ".ipynb":
+                    found.append(Submission(student.id, label, path, learner=student.id))
+                continue
+            try:
+                inner = unpack(path, scratch / f"a{n}" / label)
+            except ArchiveError as exc:
+                found.append(Submission(student.id, label, path, problem=str(exc), learner=student.id))
+                continue
+            notebooks = [p for p in inner if p.suffix == ".ipynb" and not p.name.startswith(".")]
+            if not notebooks:
+                why = f"{path.name}: no notebook inside"
+                found.append(Submission(student.id, label, path, problem=why, learner=student.id))
+            for nb in notebooks:
+                inner_label = f"{label}/{nb.relative_to(scratch / f'a{n}' / label).as_posix()}"
+                found.append(Submission(student.id, inner_label, nb, learner=student.id))
+    return found

@@ -1,0 +1,266 @@
+"""Gradebook layouts, archives, rosters, scoring, shards, exit codes and the Gradescope bundle: no kernels."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import autograd_course.grading.sandbox as sandbox_mod
+from autograd_course.challenge.grading import Record, part2_checks, usage_of
+from autograd_course.challenge.results import write_results
+from autograd_course.challenge.scoring import exercise_max, score
+from autograd_course.challenge.verdict import Outcome, Verdict
+from autograd_course.cli import main
+from autograd_course.grading.archives import ArchiveError, unpack
+from autograd_course.grading.gradescope import build_bundle, run_autograder
+from autograd_course.grading.shards import in_shard
+from autograd_course.grading.students import RosterError, find_students
+
+
+def _records():
+    return [
+        Record("alice/A.ipynb", "A", 1, "passed", "ok", "alice"),
+        Record(
+            "alice/A.ipynb",
+            "A",
+            2,
+            "failed",
+            "x never changed",
+            "alice",
+            checks=[["loss_falls", False], ["params_move", False], ["no_carryover", True]],
+        ),
+        Record("bob.ipynb", "B", 1, "passed", "ok", "bob", solution_viewed=True),
+        Record("zoe", "-", None, "missing", "nothing submitted", "zoe"),
+    ]
+
+
+def test_points_partial_credit_and_solution_policy():
+    alice1, alice2, bob1, zoe = _records()
+    assert score(alice1) == 2 and score(alice2) == 1 and score(zoe) == 0
+    assert score(bob1, "flag") == 2 and score(bob1, "zero") == 0
+    assert exercise_max("A") == 5
+    with pytest.raises(ValueError, match="flag, zero"):
+        score(bob1, "maybe")
+
+
+def test_part2_checks_come_from_the_verdict_or_its_first_failure():
+    fell = Verdict("A", 2, Outcome.INCORRECT, "the loss went from 1 to only 0.9 in 40 steps")
+    assert part2_checks(fell) == [["loss_falls", False], ["params_move", True], ["no_carryover", True]]
+    carry = Verdict("A", 2, Outcome.INCORRECT, "gradients carry over from earlier steps")
+    assert [ok for _, ok in part2_checks(carry)] == [False, False, False]
+
+    class WithChecks:  # C4: a Verdict that carries its checks is read as it is
+        status, message, checks = "failed", "", (("loss_falls", True), ("grads_grow", False))
+
+    assert part2_checks(WithChecks()) == [["loss_falls", True], ["grads_grow", False]]
+
+
+def test_gradebook_files_have_the_exact_import_layouts(tmp_path):
+    write_results(
+        _records(), tmp_path, names={"alice": "Alice A", "zoe": "Zoe Z"}, roster_ids=["alice", "zoe"]
+    )
+    grades = list(csv.reader((tmp_path / "grades.csv").open()))
+    assert grades[0] == [
+        "id",
+        "name",
+        "A",
+        "B",
+        "C",
+        "D",
+        "E",
+        "M1",
+        "M2",
+        "M3",
+        "total",
+        "max",
+        "status",
+        "solution_viewed",
+        "hints",
+    ]
+    assert (
+        grades[1][:2] == ["alice", "Alice A"]
+        and grades[1][2] == "3"
+        and grades[1][10:13] == ["3", "40", "graded"]
+    )
+    assert grades[2][0] == "bob" and grades[2][12:14] == ["not on roster", "B.1"]
+    assert grades[3][0] == "zoe" and grades[3][10] == "0" and grades[3][12] == "missing"
+    canvas = list(csv.reader((tmp_path / "canvas.csv").open()))
+    assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Autograd challenge"]
+    assert canvas[1] == ["Points Possible", "", "", "", "", "40"]
+    assert canvas[2] == ["Alice A", "", "alice", "", "", "3"]
+    moodle = list(csv.reader((tmp_path / "moodle.csv").open()))
+    assert moodle[0] == ["ID number", "Full name", "Autograd challenge", "Feedback"]
+    assert moodle[2] == ["bob", "", "2", "solution viewed: B.1"]
+    text = (tmp_path / "feedback" / "alice.md").read_text()
+    assert "✘ the loss falls" in text and "✔ no gradient carries over" in text
+    assert "B.1" in (tmp_path / "summary.md").read_text()
+
+
+def test_usage_records_are_read_from_outputs():
+    cell = nbformat.v4.new_code_cell("ex.part2.solution()")
+    mime = "application/vnd.autograd-course.usage+json"
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data", {mime: {"exercise": "A", "part": 2, "kind": "solution", "level": 1}}
+        ),
+        nbformat.v4.new_output(
+            "display_data", {mime: {"exercise": "A", "part": 1, "kind": "hint", "level": 2}}
+        ),
+    ]
+    assert usage_of(nbformat.v4.new_notebook(cells=[cell])) == {("A", 2, "solution", 1), ("A", 1, "hint", 2)}
+
+
+def _zip(path: Path, members: dict[str, bytes], link: str | None = None) -> None:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+        if link:
+            info = zipfile.ZipInfo(link)
+            info.external_attr = 0o120777 << 16
+            zf.writestr(info, "/etc/passwd")
+
+
+def test_archives_unpack_and_refuse_traversal_links_and_bombs(tmp_path):
+    good = tmp_path / "good.zip"
+    _zip(good, {"w/A.ipynb": b"{}"})
+    before = good.read_bytes()
+    assert [p.relative_to(tmp_path / "o1").as_posix() for p in unpack(good, tmp_path / "o1")] == ["w/A.ipynb"]
+    assert good.read_bytes() == before
+    tgz = tmp_path / "good.tar.gz"
+    with tarfile.open(tgz, "w:gz") as tf:
+        info = tarfile.TarInfo("A.ipynb")
+        info.size = 2
+        tf.addfile(info, io.BytesIO(b"{}"))
+    assert [p.name for p in unpack(tgz, tmp_path / "o2")] == ["A.ipynb"]
+    _zip(tmp_path / "up.zip", {"../../evil.ipynb": b"{}"})
+    with pytest.raises(ArchiveError, match="outside the archive"):
+        unpack(tmp_path / "up.zip", tmp_path / "o3")
+    _zip(tmp_path / "link.zip", {}, link="passwd")
+    with pytest.raises(ArchiveError, match="symbolic link"):
+        unpack(tmp_path / "link.zip", tmp_path / "o4")
+    with zipfile.ZipFile(tmp_path / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("big.ipynb", b"0" * (3 << 20))
+    with pytest.raises(ArchiveError, match="expands past 2 MiB"):
+        unpack(tmp_path / "bomb.zip", tmp_path / "o5", max_bytes=2 << 20)
+    assert not (tmp_path / "evil.ipynb").exists()
+
+
+def test_students_from_layout_and_roster(tmp_path):
+    subs = tmp_path / "subs"
+    (subs / "alice").mkdir(parents=True)
+    (subs / "alice" / "A.ipynb").write_text("{}")
+    (subs / "bob.zip").write_text("x")
+    assert {s.id: len(s.files) for s in find_students(subs)} == {"alice": 1, "bob": 1}
+    roster = tmp_path / "r.csv"
+    roster.write_text("id,name,files\nalice,Alice,\ncarl,Carl,bob.zip\nzoe,Zoe,\n")
+    got = {s.id: s for s in find_students(subs, roster)}
+    assert [p.name for p in got["carl"].files] == ["bob.zip"] and got["zoe"].files == [] and "bob" not in got
+    roster.write_text("name\nx\n")
+    with pytest.raises(RosterError, match="id,name,files"):
+        find_students(subs, roster)
+
+
+def _no_kernel_class(root: Path) -> tuple[Path, Path]:
+    subs = root / "subs"
+    subs.mkdir()
+    for i in range(6):
+        (subs / f"s{i}.ipynb").write_text("" if i % 2 else "{broken")
+    _zip(subs / "s9.zip", {"../x.ipynb": b"{}"})
+    roster = root / "roster.csv"
+    roster.write_text("id,name,files\n" + "".join(f"s{i},S {i},\n" for i in (*range(6), 9)) + "m1,Missing,\n")
+    return subs, roster
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_merged_shards_equal_a_single_run(tmp_path, capsys):
+    subs, roster = _no_kernel_class(tmp_path)
+    common = [str(subs), "--roster", str(roster), "--sandbox", "none"]
+    assert main(["grade", *common, "--out", str(tmp_path / "one")]) == 3
+    for k in (1, 2, 3):
+        assert main(["grade", *common, "--out", str(tmp_path / f"shard{k}"), "--shard", f"{k}/3"]) in (0, 3)
+    shards = [str(tmp_path / f"shard{k}") for k in (1, 2, 3)]
+    assert main(["grade", "--merge", *shards, "--out", str(tmp_path / "merged")]) == 3
+    assert _files(tmp_path / "merged") == _files(tmp_path / "one")
+    ids = [f"s{i}" for i in range(6)]
+    assert sorted(s for k in (1, 2, 3) for s in ids if in_shard(s, k, 3)) == ids
+
+
+def test_exit_codes_strict_and_bad_input(tmp_path, capsys):
+    subs, _ = _no_kernel_class(tmp_path)
+    assert main(["grade", str(subs), "--out", str(tmp_path / "o"), "--shard", "4/3"]) == 2
+    assert main(["grade", str(subs), "--out", str(tmp_path / "o"), "--solution-viewed", "x"]) == 2
+    assert main(["grade", str(subs), "--out", str(tmp_path / "o"), "--sandbox", "chroot"]) == 2
+    only_missing = tmp_path / "empty"
+    only_missing.mkdir()
+    r = tmp_path / "r.csv"
+    r.write_text("id,name,files\nm1,M,\n")
+    assert main(["grade", str(only_missing), "--out", str(tmp_path / "m"), "--roster", str(r)]) == 0
+    assert (
+        main(["grade", str(only_missing), "--out", str(tmp_path / "s"), "--roster", str(r), "--strict"]) == 1
+    )
+    assert main(["check", str(tmp_path), "--jobs", "0"]) == 2
+
+
+def test_auto_without_bubblewrap_warns_in_output_and_summary(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sandbox_mod, "bwrap_problem", lambda: "bwrap is not installed")
+    subs, _ = _no_kernel_class(tmp_path)
+    assert main(["grade", str(subs), "--out", str(tmp_path / "o")]) == 3
+    assert "UNSANDBOXED" in capsys.readouterr().err
+    assert "UNSANDBOXED" in (tmp_path / "o" / "summary.md").read_text()
+    assert main(["grade", str(subs), "--out", str(tmp_path / "p"), "--sandbox", "bwrap"]) == 2
+
+
+def test_gradescope_bundle_and_run_autograder_against_a_fake_root(tmp_path, capsys):
+    bundle = tmp_path / "autograder.zip"
+    assert main(["gradescope", "--out", str(bundle)]) == 0
+    with zipfile.ZipFile(bundle) as zf:
+        names = set(zf.namelist())
+        assert {"setup.sh", "run_autograder", "constraints.txt", "pyproject.toml"} <= names
+        assert "autograd_course/grading/gradescope.py" in names and "helpers/__init__.py" in names
+        assert not any(n.startswith(("solutions/", "exercises/")) for n in names)
+        script = zf.read("run_autograder").decode()
+    assert main(["gradescope", "--out", str(bundle)]) == 2  # never overwritten
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    (root / "submission" / "A.ipynb").write_text("{broken")
+    (root / "submission_metadata.json").write_text(json.dumps({"users": [{"sid": "s42", "email": "a@b"}]}))
+    (root / "venv").symlink_to(sys.prefix)
+    (root / "run_autograder").write_text(script)
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root))
+    done = subprocess.run(
+        ["bash", str(root / "run_autograder")], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and len(results["tests"]) == 1
+    (test,) = results["tests"]
+    assert set(test) == {"name", "score", "max_score", "output", "visibility"}
+    assert "broken JSON" in test["output"] and test["visibility"] == "visible"
+    assert build_bundle and run_autograder  # the functions the script and the command call
+
+
+def test_each_student_is_judged_against_their_own_variant(monkeypatch):
+    import types
+
+    from autograd_course.challenge.grading import bug_for
+
+    fake = types.ModuleType("autograd_course.challenge.variants")
+    fake.variant_for = lambda learner, ex: types.SimpleNamespace(bug="G" if learner == "alice" else "A")
+    monkeypatch.setitem(sys.modules, "autograd_course.challenge.variants", fake)
+    assert bug_for("alice", "A") == "G" and bug_for("bob", "A") == "A"
+    monkeypatch.delitem(sys.modules, "autograd_course.challenge.variants")
+    monkeypatch.setitem(sys.modules, "autograd_course.challenge.variants", None)  # not there yet
+    assert bug_for("alice", "M1") == "G"  # the exercise's default bug
