@@ -17,7 +17,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from autograd_course.challenge.notebooks import META_KEY, challenge_cells
 from autograd_course.cli import main
@@ -207,35 +206,6 @@ def test_a_killed_kernel_is_an_error_and_the_batch_goes_on(graded_bad):
     got = _by(graded_bad, "crash.ipynb")
     assert {r["status"] for r in got.values()} == {"error"}
     assert "kernel died" in got[1]["message"]
-
-
-def test_every_shipped_exercise_fails_exactly_at_its_check_cells_as_not_attempted():
-    """Run all exercises/ notebooks in one kernel (a reset between notebooks), as nbval would."""
-    combined = nbformat.v4.new_notebook()
-    origin = []  # (notebook name, cell index in that notebook) for each combined cell
-    for path in sorted(EXE.glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
-        combined.cells.append(nbformat.v4.new_code_cell("%reset -f"))
-        origin.append((path.name, None))
-        for i, cell in enumerate(nb.cells):
-            if cell.cell_type == "code":
-                combined.cells.append(copy.deepcopy(cell))
-                origin.append((path.name, i))
-    combined.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    NotebookClient(combined, timeout=300, allow_errors=True, kernel_name="python3").execute()
-    failed = set()
-    for cell, (name, i) in zip(combined.cells, origin):
-        errors = [o for o in cell.outputs if o.output_type == "error"]
-        if errors:
-            assert errors[0]["ename"] == "NotAttemptedError", (name, i, errors[0]["evalue"])
-            assert len(errors[0]["traceback"]) == 1 and "not attempted" in errors[0]["traceback"][0]
-            failed.add((name, i))
-    expected = set()
-    for path in sorted(EXE.glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
-        expected |= {(path.name, i) for i, m in challenge_cells(nb) if m["role"] == "check"}
-    assert len(expected) == 2 * len(list(EXE.glob("*.ipynb")))
-    assert failed == expected
 
 
 def test_solutions_and_exercises_tag_the_same_cells():

@@ -48,21 +48,15 @@ def test_points_partial_credit_and_solution_policy():
     alice1, alice2, bob1, zoe = _records()
     assert score(alice1) == 2 and score(alice2) == 1 and score(zoe) == 0
     assert score(bob1, "flag") == 2 and score(bob1, "zero") == 0
-    assert exercise_max("A") == 5
+    assert exercise_max("A") == 6  # part 1: 2, part 2: 1 for each of its 4 checks
     with pytest.raises(ValueError, match="flag, zero"):
         score(bob1, "maybe")
 
 
-def test_part2_checks_come_from_the_verdict_or_its_first_failure():
-    fell = Verdict("A", 2, Outcome.INCORRECT, "the loss went from 1 to only 0.9 in 40 steps")
-    assert part2_checks(fell) == [["loss_falls", False], ["params_move", True], ["no_carryover", True]]
-    carry = Verdict("A", 2, Outcome.INCORRECT, "gradients carry over from earlier steps")
-    assert [ok for _, ok in part2_checks(carry)] == [False, False, False]
-
-    class WithChecks:  # C4: a Verdict that carries its checks is read as it is
-        status, message, checks = "failed", "", (("loss_falls", True), ("grads_grow", False))
-
-    assert part2_checks(WithChecks()) == [["loss_falls", True], ["grads_grow", False]]
+def test_part2_checks_are_read_from_the_verdict():
+    checks = (("true_loss", True), ("no_carryover", True), ("params_move", False), ("loss_falls", False))
+    verdict = Verdict("A", 2, Outcome.INCORRECT, "the parameters never changed", checks)
+    assert part2_checks(verdict) == [[n, ok] for n, ok in checks]
 
 
 def test_gradebook_files_have_the_exact_import_layouts(tmp_path):
@@ -90,13 +84,13 @@ def test_gradebook_files_have_the_exact_import_layouts(tmp_path):
     assert (
         grades[1][:2] == ["alice", "Alice A"]
         and grades[1][2] == "3"
-        and grades[1][10:13] == ["3", "40", "graded"]
+        and grades[1][10:13] == ["3", "48", "graded"]  # 8 exercises of 6 points
     )
     assert grades[2][0] == "bob" and grades[2][12:14] == ["not on roster", "B.1"]
     assert grades[3][0] == "zoe" and grades[3][10] == "0" and grades[3][12] == "missing"
     canvas = list(csv.reader((tmp_path / "canvas.csv").open()))
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Autograd challenge"]
-    assert canvas[1] == ["Points Possible", "", "", "", "", "40"]
+    assert canvas[1] == ["Points Possible", "", "", "", "", "48"]
     assert canvas[2] == ["Alice A", "", "alice", "", "", "3"]
     moodle = list(csv.reader((tmp_path / "moodle.csv").open()))
     assert moodle[0] == ["ID number", "Full name", "Autograd challenge", "Feedback"]
@@ -252,15 +246,27 @@ def test_gradescope_bundle_and_run_autograder_against_a_fake_root(tmp_path, caps
     assert build_bundle and run_autograder  # the functions the script and the command call
 
 
-def test_each_student_is_judged_against_their_own_variant(monkeypatch):
-    import types
+def test_each_student_is_judged_against_their_own_variant(tmp_path):
+    """vera solves her own draw of M1 and passes; victor hands in the default variant's answers and fails."""
+    from autograd_course.challenge.catalogue import exercise
+    from autograd_course.challenge.parts import PARTS
+    from autograd_course.challenge.variants import variant_for
+    from autograd_course.course import content_dir
 
-    from autograd_course.challenge.grading import bug_for
-
-    fake = types.ModuleType("autograd_course.challenge.variants")
-    fake.variant_for = lambda learner, ex: types.SimpleNamespace(bug="G" if learner == "alice" else "A")
-    monkeypatch.setitem(sys.modules, "autograd_course.challenge.variants", fake)
-    assert bug_for("alice", "A") == "G" and bug_for("bob", "A") == "A"
-    monkeypatch.delitem(sys.modules, "autograd_course.challenge.variants")
-    monkeypatch.setitem(sys.modules, "autograd_course.challenge.variants", None)  # not there yet
-    assert bug_for("alice", "M1") == "G"  # the exercise's default bug
+    default = exercise("M1").bug
+    assert variant_for("vera", "M1").bug != default and variant_for("victor", "M1").bug != default
+    source = nbformat.read(next(content_dir("solutions").glob("M1_*.ipynb")), as_version=4)
+    subs = tmp_path / "submissions"
+    for student, answers_for in (("vera", "vera"), ("victor", None)):
+        nb = nbformat.from_dict(json.loads(json.dumps(source)))
+        for cell in nb.cells:
+            meta = cell.metadata.get("autograd_course", {})
+            if meta.get("role") == "answer" and answers_for:
+                cell.source = PARTS[meta["part"]].solution(variant_for(answers_for, "M1"))
+        (subs / student).mkdir(parents=True)
+        nbformat.write(nb, subs / student / "M1.ipynb")
+    out = tmp_path / "results"
+    main(["grade", str(subs), "--out", str(out), "--jobs", "2", "--sandbox", "none", "--timeout", "200"])
+    status = {(r["student"], r["part"]): r["status"] for r in json.loads((out / "results.json").read_text())}
+    assert status[("vera", 1)] == status[("vera", 2)] == "passed", status
+    assert status[("victor", 1)] != "passed", status  # the default draw's proof is not proof of his

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -310,44 +310,9 @@ def _answered(nb) -> set[tuple[str, int]]:
     return {(m["exercise"], m.get("part")) for _, m in challenge_cells(nb) if m.get("role") == "answer"}
 
 
-def bug_for(learner: str | None, exercise_id: str) -> str:
-    """The bug this learner's variant of the exercise plants (C4's variant_for; the default without it)."""
-    from autograd_course.challenge.catalogue import BUGS, exercise
-
-    try:
-        from autograd_course.challenge.variants import variant_for
-    except ImportError:
-        return exercise(exercise_id).bug
-    variant = variant_for(learner or None, exercise_id)
-    for attr in ("bug", "bug_key", "key"):
-        key = variant.get(attr) if isinstance(variant, dict) else getattr(variant, attr, None)
-        if isinstance(key, str) and key in BUGS:
-            return key
-    return exercise(exercise_id).bug
-
-
 def part2_checks(verdict) -> list[list[Any]]:
-    """[(check, passed)] of a part-2 verdict: C4's `checks` when the verdict has them, else derived.
-
-    The derivation reads the fix judgement's first failure (it checks, in order: gradients of each
-    step's own loss, every parameter moved, the loss fell): checks after the first failure count
-    as not passed. Drop it once every part-2 Verdict carries `checks`.
-    """
-    from autograd_course.challenge.scoring import BASE_CHECKS
-
-    declared = getattr(verdict, "checks", None)
-    if declared:
-        return [[str(n), bool(ok)] for n, ok in declared]
-    if verdict.status == "passed":
-        return [[n, True] for n in BASE_CHECKS]
-    message = verdict.message
-    if "never changed" in message:
-        passed = {"no_carryover"}
-    elif "the loss went from" in message:
-        passed = {"no_carryover", "params_move"}
-    else:
-        passed = set()
-    return [[n, n in passed] for n in BASE_CHECKS]
+    """[(check, passed)] of a part-2 verdict, as its `checks` say (C4)."""
+    return [[str(n), bool(ok)] for n, ok in verdict.checks]
 
 
 def _read_capped(path: Path) -> bytes:
@@ -362,10 +327,8 @@ def judge_export(
     """Judge one exported part with trusted code, against the learner's own variant."""
     import io
 
-    from autograd_course.challenge.catalogue import exercise
-    from autograd_course.challenge.evidence import judge_stage
-    from autograd_course.challenge.exercise import part2_verdict
     from autograd_course.challenge.export import export_path
+    from autograd_course.challenge.parts import part1_verdict, part2_verdict
     from autograd_course.challenge.verdict import Outcome, Verdict
 
     if not has_answer_cell:
@@ -373,7 +336,6 @@ def judge_export(
     path = export_path(export_dir, ex_id, part)
     if not path.exists():
         return Record(name, ex_id, part, "error", "the notebook exported no answers (did it stop early?)")
-    ex = replace(exercise(ex_id), bug=bug_for(learner, ex_id))
     checks: list[list[Any]] = []
     try:
         if part == 1:
@@ -384,16 +346,16 @@ def judge_export(
                     ex_id, 1, Outcome.NOT_ATTEMPTED, "stage and evidence are still placeholders"
                 )
             else:
-                ok, message = judge_stage(ex.bug, seed, data.get("stage"), data.get("summary") or {})
-                verdict = Verdict(ex_id, 1, Outcome.CORRECT if ok else Outcome.INCORRECT, message)
+                verdict = part1_verdict(
+                    ex_id, learner or None, data.get("stage"), data.get("summary") or {}, seed
+                )
         else:
             import torch
 
             trace = torch.load(io.BytesIO(_read_capped(path)), weights_only=True)
             seed = trace.get("seed", 0) if isinstance(trace, dict) else 0
-            verdict = part2_verdict(
-                ex, seed if isinstance(seed, int) else 0, trace if isinstance(trace, dict) else {}
-            )
+            seed = seed if isinstance(seed, int) else 0
+            verdict = part2_verdict(ex_id, learner or None, trace if isinstance(trace, dict) else {}, seed)
             if verdict.status != "not_attempted":
                 checks = part2_checks(verdict)
     except Exception as exc:

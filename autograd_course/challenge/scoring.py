@@ -1,45 +1,31 @@
-"""Points: the one place that says what each exercise part and each part-2 check is worth."""
+"""Points: what each exercise part and each part-2 check earns, read from the part declarations (PARTS)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = [
-    "BASE_CHECKS",
-    "CHECK_POINTS",
-    "PART1_POINTS",
-    "POLICIES",
-    "exercise_max",
-    "part2_checks_of",
-    "part_max",
-    "score",
-]
+__all__ = ["POLICIES", "check_points", "exercise_max", "part2_checks_of", "part_max", "score"]
 
-PART1_POINTS = 2.0  # part 1 (stage and evidence) is right or wrong
-# Part 2 earns partial credit: each check the fixed training passes is worth this much.
-CHECK_POINTS = {"loss_falls": 1.0, "params_move": 1.0, "no_carryover": 1.0}
-EXTRA_CHECK_POINTS = 1.0  # a check an exercise declares beyond the three (e.g. "grads_grow")
-BASE_CHECKS = tuple(CHECK_POINTS)
 POLICIES = ("flag", "zero")  # --solution-viewed: keep the points and flag the part, or give it 0
 
 
 def part2_checks_of(exercise_id: str) -> tuple[str, ...]:
-    """The checks part 2 of an exercise is judged on: the three, plus any the exercise declares."""
-    from autograd_course.challenge.catalogue import EXERCISES
+    """The checks part 2 is judged on, in order (fixcheck.CHECKS, the same for every exercise)."""
+    from autograd_course.challenge.fixcheck import CHECKS
 
-    extra = getattr(EXERCISES.get(exercise_id), "checks", ()) or ()
-    return BASE_CHECKS + tuple(c for c in extra if c not in BASE_CHECKS)
-
-
-def _check_points(name: str) -> float:
-    return CHECK_POINTS.get(name, EXTRA_CHECK_POINTS)
+    return CHECKS
 
 
 def part_max(exercise_id: str, part: int) -> float:
-    """The most one part can earn."""
-    if part == 1:
-        return PART1_POINTS
-    return sum(_check_points(c) for c in part2_checks_of(exercise_id))
+    """The most one part can earn: its declared points (PARTS)."""
+    from autograd_course.challenge.parts import PARTS
+
+    return float(PARTS[part].points)
+
+
+def check_points(exercise_id: str) -> float:
+    """What one passed part-2 check earns: part 2's points split evenly over its checks."""
+    return part_max(exercise_id, 2) / len(part2_checks_of(exercise_id))
 
 
 def exercise_max(exercise_id: str) -> float:
@@ -56,5 +42,5 @@ def score(record: Any, policy: str = "flag") -> float:
     if record.status == "passed":
         return part_max(record.exercise, record.part)
     if record.part == 2 and record.status == "failed":
-        return sum(_check_points(name) for name, ok in record.checks if ok)
+        return check_points(record.exercise) * sum(1 for _, ok in record.checks if ok)
     return 0.0

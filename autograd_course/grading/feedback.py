@@ -11,6 +11,7 @@ from autograd_course.challenge.catalogue import EXERCISES
 __all__ = ["feedback_markdown", "write_feedback"]
 
 CHECK_TEXT = {
+    "true_loss": "the loss you return is the one you backpropagate (recomputed from the weights)",
     "loss_falls": "the loss falls",
     "params_move": "every parameter moves",
     "no_carryover": "no gradient carries over between steps",

@@ -1,4 +1,4 @@
-"""The last lesson's last link, clicked in JupyterLab, opens the first challenge notebook (no error dialog)."""
+"""The last lesson's last link, clicked in JupyterLab, opens the first challenge notebook (no dialog)."""
 
 from __future__ import annotations
 
