@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_run import floor_once
 
 from autograd_course.challenge.grading import Submission, grade_folder
-from autograd_course.course import repo_root
+from autograd_course.course import content_dir
 from autograd_course.grading.sandbox import choose_sandbox
 
 TARGET = 1.0
@@ -45,7 +45,7 @@ def main() -> int:
     args = parser.parse_args()
     logging.getLogger("papermill").addHandler(logging.NullHandler())
     logging.getLogger("papermill").propagate = False
-    solutions = sorted((repo_root() / "solutions").glob("*.ipynb"))
+    solutions = sorted(content_dir("solutions").glob("*.ipynb"))
     with tempfile.TemporaryDirectory(prefix="bench-grade-") as tmp:
         folder = Path(tmp)
         subs = []

@@ -40,7 +40,7 @@ def main(args: argparse.Namespace) -> int:
     from autograd_course.challenge.grading import Record, grade_folder
     from autograd_course.challenge.results import exit_status, summary_markdown, write_results
     from autograd_course.challenge.scoring import POLICIES
-    from autograd_course.course import repo_root
+    from autograd_course.course import content_dir
     from autograd_course.grading.sandbox import SandboxError, choose_sandbox
     from autograd_course.grading.shards import ShardError, in_shard, merge_outputs, parse_shard
     from autograd_course.grading.students import RosterError, find_students, submissions_of
@@ -86,7 +86,7 @@ def main(args: argparse.Namespace) -> int:
         shard = parse_shard(args.shard) if args.shard else None
         roster = Path(args.roster).resolve() if args.roster else None
         students = find_students(subs, roster)
-        hidden = [subs, out, repo_root() / "solutions"] + ([roster] if roster else [])
+        hidden = [subs, out, content_dir("solutions")] + ([roster] if roster else [])
         sandbox = choose_sandbox(
             args.sandbox,
             hidden=hidden,
