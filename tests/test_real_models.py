@@ -296,6 +296,7 @@ def test_compiled_models_are_watched_and_diagnosed_eagerly():
 # ---- memory ----------------------------------------------------------------------------------
 def _peak_rss_growth(fn) -> int:
     """Peak resident memory above the start, in bytes, while fn runs (Linux /proc)."""
+    ctypes.CDLL(None).malloc_trim(0)  # free heap memory leaves RSS: growth is real allocation
     Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM to the current RSS
 
     def field(name: str) -> int:
