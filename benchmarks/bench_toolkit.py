@@ -221,8 +221,6 @@ def extra_peak(setup: Setup, kind: str, device: torch.device, reps: int = 3) -> 
     Each side is the smallest of `reps` runs on a fresh model and optimizer (noise only adds).
     """
     plain, runs, param_bytes = [], [], 1
-    _, _, warm = setup()
-    warm()
     for _ in range(reps):
         _, _, plain_step = setup()
         plain.append(peak_growth(lambda s=plain_step: (s(), s()), device))
