@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import ctypes
+import gc
 import math
 import re
 from pathlib import Path
@@ -296,6 +297,7 @@ def test_compiled_models_are_watched_and_diagnosed_eagerly():
 # ---- memory ----------------------------------------------------------------------------------
 def _peak_rss_growth(fn) -> int:
     """Peak resident memory above the start, in bytes, while fn runs (Linux /proc)."""
+    gc.collect()  # garbage in cycles (an old model) must not be freed during the measurement
     ctypes.CDLL(None).malloc_trim(0)  # free heap memory leaves RSS: growth is real allocation
     Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM to the current RSS
 
@@ -331,13 +333,13 @@ def _check_extra_peak() -> None:
     model, _, step = fresh()
     param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     step()  # warm up the kernels and the allocator
-    plain, doctor = [], []
-    for _ in range(2):
-        _, _, plain_step = fresh()
-        plain.append(_peak_rss_growth(lambda s=plain_step: (s(), s())))
-        m, o, s = fresh()
-        doctor.append(_peak_rss_growth(lambda s=s, m=m, o=o: diagnose(s, m, o, steps=2)))
-    assert min(doctor) - min(plain) <= param_bytes, (min(doctor) - min(plain)) / param_bytes
+    # One fresh pair: a second pair in one process showed memory reused (a growth near 0).
+    _, _, plain_step = fresh()
+    plain = _peak_rss_growth(lambda: (plain_step(), plain_step()))
+    m, o, s = fresh()
+    doctor = _peak_rss_growth(lambda: diagnose(s, m, o, steps=2))
+    assert doctor > 0.5 * plain  # the measurement saw diagnose's own steps
+    assert doctor - plain <= param_bytes, (doctor - plain) / param_bytes
 
 
 # ---- design ----------------------------------------------------------------------------------
