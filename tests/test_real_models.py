@@ -5,6 +5,7 @@ torch.compile, huge finite values, complex and half precision, and diagnose leav
 from __future__ import annotations
 
 import copy
+import gc
 import math
 import re
 from pathlib import Path
@@ -17,6 +18,7 @@ from real_models import (
     MaskedMeanClassifier,
     PlainListResNet,
     mobilenet_tiny,
+    resnet_tiny,
     torchvision_or_skip,
 )
 from torch import nn
@@ -289,6 +291,34 @@ def test_compiled_models_are_watched_and_diagnosed_eagerly():
             compiled(tokens).sum().backward()
         assert watch.compiled and "ran eagerly" in repr(watch)
         assert watch.first is not None and watch.first.module == "head", watch
+
+
+# ---- memory (the figure is a benchmark: bench_toolkit.py) -------------------------------------
+def test_diagnose_copies_nothing_while_the_activations_are_alive():
+    # The step's own peak is the forward/backward (activations); diagnose copies parameters and
+    # optimizer state at optimizer.step(), after backward freed them, so the copies do not add
+    # to that peak. Today's main copied everything before the step (5x the parameter bytes).
+    model = resnet_tiny()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x, y = images()
+    params = {id(p) for p in model.parameters()}
+    shapes = {tuple(p.shape) for p in model.parameters() if p.numel() >= 4096}
+    copies_seen: list[int] = []
+
+    def count(module: nn.Module, args: tuple, out: torch.Tensor) -> None:
+        found = [
+            o
+            for o in gc.get_objects()
+            if isinstance(o, torch.Tensor) and tuple(o.shape) in shapes and id(o) not in params
+        ]
+        copies_seen.append(len(found))
+
+    handle = model[-1].register_forward_hook(count)  # the end of the forward: activations alive
+    try:
+        assert diagnose(classifier_step(model, optimizer, x, y), model, optimizer).ok
+    finally:
+        handle.remove()
+    assert len(copies_seen) == 2 and copies_seen[0] == 0, copies_seen
 
 
 # ---- design ----------------------------------------------------------------------------------
