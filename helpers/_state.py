@@ -50,12 +50,16 @@ def _copy_group(group: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fingerprint(t: torch.Tensor) -> torch.Tensor:
-    """sum, min and max of a tensor as a 1-dim float64 tensor on its device (for a changed check)."""
+    """sum, L2 norm, min and max of a tensor, 1-dim float64 on its device (for a changed check).
+
+    Reductions without temporaries (no float64 copy of the tensor): computed during backward,
+    they must not add to the step's peak memory.
+    """
     v = t.detach()
     if v.numel() == 0 or not v.is_floating_point():
-        return torch.zeros(3, dtype=torch.float64, device=v.device)
+        return torch.zeros(4, dtype=torch.float64, device=v.device)
     low, high = torch.aminmax(v)
-    return torch.stack([v.sum(dtype=torch.float64), low.double(), high.double()])
+    return torch.stack([v.sum(), torch.linalg.vector_norm(v), low, high]).double()
 
 
 def find_schedulers(optimizer: torch.optim.Optimizer, train_step: Callable[[], Any]) -> list[Any]:

@@ -89,7 +89,7 @@ def abs_max(tensor: torch.Tensor) -> torch.Tensor:
     if not v.is_floating_point():
         v = v.float()
     low, high = torch.aminmax(v)
-    return torch.maximum(-low, high)
+    return torch.maximum(-low, high).abs()  # abs: +0.0, never -0.0, for an all-zero tensor
 
 
 _SMALL = 4096  # tensors up to this many elements are measured stacked, many at once
@@ -119,7 +119,7 @@ def abs_max_floats(tensors: Sequence[torch.Tensor]) -> list[float]:
         stacked = torch.stack([tensors[i].detach() for i in idx]).reshape(len(idx), -1)
         low, high = torch.aminmax(stacked, dim=1)
         order.extend(idx)
-        pieces.append(on_device(torch.maximum(-low, high).double(), first))
+        pieces.append(on_device(torch.maximum(-low, high).abs().double(), first))
     values = torch.cat(pieces).tolist()
     result = [0.0] * len(tensors)
     for i, v in zip(order, values):

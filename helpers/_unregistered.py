@@ -19,7 +19,7 @@ def _walk(value: Any, path: str, depth: int, seen: set[int], found: list[tuple[s
         return
     if isinstance(value, torch.Tensor):
         seen.add(id(value))
-        if value.requires_grad:
+        if value.requires_grad and value.is_leaf:  # a stored activation (non-leaf) trains nothing
             found.append((path, value))
     elif isinstance(value, nn.Module):
         seen.add(id(value))
@@ -54,7 +54,7 @@ def _attributes(
 def unregistered_tensors(
     model: nn.Module, registered: set[int] | None = None
 ) -> list[tuple[str, torch.Tensor]]:
-    """(attribute path, tensor) for every tensor that requires grad, reachable from the model's
+    """(attribute path, tensor) for every leaf tensor that requires grad, reachable from the model's
     attributes (directly or in plain lists, tuples and dicts), that the model does not register.
 
     A layer kept in a Python list is never in model.parameters(): not in an optimizer built from

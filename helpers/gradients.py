@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from helpers._report import Report
-from helpers._stats import abs_max_floats, abs_sum, count_nonfinite, host_floats, total_norm
+from helpers._stats import abs_max_floats, abs_sum, host_floats, nonfinite_counts, total_norm
 from helpers._unregistered import unregistered_tensors
 from helpers._validate import require_module, require_parameters
 from helpers.status import GradStatus
@@ -71,8 +71,9 @@ def _status(param: torch.Tensor, max_abs: float | None, in_optimizer: bool, regi
 class GradientReport(Report):
     """gradient_report's result: one GradientRow per parameter (and per unregistered tensor).
 
-    Statuses, max |g| and finiteness come from one pass over the gradients and one host read;
-    the rows' mean |g| (a second pass) and NaN/Inf counts are computed when rows are first used.
+    Statuses, max |g| and finiteness come from one pass over the gradients and one host read
+    (NaN/Inf counts, a second, only when a gradient is not finite); the rows' mean |g| (a second
+    pass) is measured when the rows are first used.
     """
 
     title = "gradient report"
@@ -96,27 +97,24 @@ class GradientReport(Report):
             _status(p, maxes.get(i), opt_ids is None or id(p) in opt_ids, i < registered)
             for i, (_, p) in enumerate(named)
         ]
+        bad = [i for i, _ in grads if not math.isfinite(maxes[i])]  # a second read only then
+        self._counts = dict(zip(bad, nonfinite_counts([named[i][1].grad for i in bad])))  # type: ignore[misc]
 
     def _build_rows(self) -> list[GradientRow]:
-        if any(g._version != v for (_, g), v in zip(self._grads, self._versions)):
-            raise RuntimeError(
-                "the gradients changed since this report was made (zero_grad, a step, backward): "
-                "make a new report, or read .rows before changing them"
-            )
-        with_grad = [i for i, _ in self._grads]
-        bad = [i for i in with_grad if not math.isfinite(self._max[i])]
-        values = [abs_sum(g) for _, g in self._grads]
-        values += [c for i in bad for c in count_nonfinite(self._named[i][1].grad)]  # type: ignore[arg-type]
-        numbers = host_floats(values)  # one host read for every mean and count
-        numels = [g.numel() for _, g in self._grads]
-        means = {i: (s / n if n else 0.0) for i, s, n in zip(with_grad, numbers, numels)}
-        flat = numbers[len(with_grad) :]
-        counts = {i: (int(flat[2 * k]), int(flat[2 * k + 1])) for k, i in enumerate(bad)}
+        """The rows; mean |g| is measured now, on the gradients this report saw.
+
+        A gradient changed in place since the report (a backward accumulating into it, zero_grad
+        without set_to_none) gets mean_abs None: its old values are gone. Status, max |g| and
+        the NaN/Inf counts were measured when the report was made.
+        """
+        kept = [(i, g) for (i, g), v in zip(self._grads, self._versions) if g._version == v]
+        numbers = host_floats([abs_sum(g) for _, g in kept])  # one host read for every mean
+        means = {i: (s / g.numel() if g.numel() else 0.0) for (i, g), s in zip(kept, numbers)}
         self._grads, self._versions = [], []  # rows are built: the gradients are no longer needed
         rows = []
         for i, (name, _) in enumerate(self._named):
             mx = self._max.get(i)
-            nan, inf = counts.get(i, (0, 0))
+            nan, inf = self._counts.get(i, (0, 0))
             finite = mx is None or math.isfinite(mx)
             rows.append(GradientRow(name, self._status[i], means.get(i), mx, finite, nan, inf))
         return rows

@@ -214,10 +214,9 @@ def test_a_second_read_only_when_a_gradient_is_non_finite(deep_model):
     try:
         with count_host_syncs() as reads:
             report = gradient_report(deep_model)
-            _ = report.rows
     finally:
         grad[0, 0] = saved
-    assert reads.count == 2, reads  # the statuses, then the rows' means and the NaN/Inf counts
+    assert reads.count == 2, reads  # the statuses, then the NaN/Inf counts
     assert report["7.weight"].inf == 1 and not report["7.weight"].finite
     assert sum(not r.finite for r in report.rows) == 1
 
@@ -235,11 +234,12 @@ def test_rows_cost_one_read_and_rendering_then_reads_nothing(deep_model):
     assert first.count == 3 and again.count == 0, (first, again)
 
 
-def test_rows_refuse_gradients_changed_since_the_report(deep_model):
+def test_rows_after_the_gradients_changed_keep_what_the_report_measured(deep_model):
     report = gradient_report(deep_model)
     deep_model.zero_grad(set_to_none=False)
-    with pytest.raises(RuntimeError, match="gradients changed since this report"):
-        _ = report.rows
+    row = report["0.weight"]
+    assert row.max_abs > 0 and row.status is GradStatus.OK  # measured when the report was made
+    assert row.mean_abs is None  # its values are gone: no mean is made up
 
 
 def test_reports_do_not_mutate_model_grads_or_optimizer():
