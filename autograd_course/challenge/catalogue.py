@@ -356,14 +356,14 @@ BUGS: dict[str, Bug] = {
         Bug(
             "M",
             "a layer kept in a plain Python list",
-            "UNREGISTERED",
+            "PARAMS_UNREGISTERED",
             "broken_setup",
             _plain_list,
             (
                 "The loss falls, slowly. Is every layer the forward pass uses a parameter of the model?",
                 "Compare parameter_report(model) with the layers forward() calls.",
             ),
-            _DIAGNOSE + "stage = Stage.UNREGISTERED\n",
+            _DIAGNOSE + "stage = Stage.PARAMS_UNREGISTERED\n",
             "A module in a plain list is not registered: model.parameters() skips it, so the optimizer "
             "never trains it. Use nn.ModuleList.",
             _PLAIN_CALL,

@@ -90,6 +90,10 @@ _NOT_RECORDED_PROOFS = (
     ),
 )
 
+
+def _lists_unregistered(summary: dict, trusted: dict) -> bool:
+    return any(r["status"] == "UNREGISTERED" for r in summary["rows"])
+
 PROOFS: dict[str, tuple[Proof, ...]] = {
     "GRAD_MODE_DISABLED": _NOT_RECORDED_PROOFS,
     "FORWARD_NON_FINITE": (
@@ -197,8 +201,12 @@ PROOFS: dict[str, tuple[Proof, ...]] = {
             lambda s, t: not any(r["changed"] for r in s["changes"]["rows"]),
         ),
     ),
-    # TODO(toolkit): accept the report that lists unregistered tensors once helpers has Stage.UNREGISTERED.
-    "UNREGISTERED": (),
+    "PARAMS_UNREGISTERED": (
+        *(
+            Proof(kind, f"{name} lists a tensor as UNREGISTERED", _lists_unregistered)
+            for kind, name in zip(_GRAD_REPORTS, ("gradient_report", "classify_parameter_gradients"))
+        ),
+    ),
 }
 PROOFS = {stage: (*proofs, _diagnosis(stage)) for stage, proofs in PROOFS.items()}
 
