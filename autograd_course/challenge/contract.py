@@ -94,6 +94,7 @@ _NOT_RECORDED_PROOFS = (
 def _lists_unregistered(summary: dict, trusted: dict) -> bool:
     return any(r["status"] == "UNREGISTERED" for r in summary["rows"])
 
+
 PROOFS: dict[str, tuple[Proof, ...]] = {
     "GRAD_MODE_DISABLED": _NOT_RECORDED_PROOFS,
     "FORWARD_NON_FINITE": (

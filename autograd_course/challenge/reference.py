@@ -12,6 +12,7 @@ from torch.overrides import TorchFunctionMode
 from autograd_course.challenge.catalogue import build_broken
 from autograd_course.challenge.variants import Variant
 from helpers import make_tiny_problem
+from helpers._stats import count_nonfinite  # the one NaN/Inf counter
 
 __all__ = ["REFERENCE_STEPS", "BrokenTrace", "StepRecord", "close", "tensor_stats", "trace_broken"]
 
@@ -22,10 +23,11 @@ def tensor_stats(t: torch.Tensor) -> dict:
     """Shape, min/max/mean (NaN-aware floats) and NaN/Inf counts of one floating tensor."""
     d = t.detach().double().cpu()
     finite = torch.isfinite(d)
+    nan, inf = count_nonfinite(d).tolist()
     stats = {
         "shape": list(d.shape),
-        "nan": int(torch.isnan(d).sum()),
-        "inf": int(torch.isinf(d).sum()),
+        "nan": nan,
+        "inf": inf,
         "min": float(d.min()) if d.numel() else None,
         "max": float(d.max()) if d.numel() else None,
         "mean": float(d.mean()) if d.numel() else None,
@@ -81,12 +83,8 @@ def _grad_stats(g: torch.Tensor | None) -> dict | None:
     if g is None:
         return None
     d = g.detach().double().abs()
-    return {
-        "mean_abs": float(d.mean()),
-        "max_abs": float(d.max()),
-        "nan": int(torch.isnan(d).sum()),
-        "inf": int(torch.isinf(d).sum()),
-    }
+    nan, inf = count_nonfinite(d).tolist()
+    return {"mean_abs": float(d.mean()), "max_abs": float(d.max()), "nan": nan, "inf": inf}
 
 
 @lru_cache(maxsize=32)
