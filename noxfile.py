@@ -23,6 +23,9 @@ ROOT = Path(__file__).resolve().parent
 # The oldest is the package's declared floor; the first is the pin in constraints.txt.
 TORCH_VERSIONS = ("2.13.0", "2.14.1")
 COMPARED = ("2.13.0", "2.14.1")  # run A, run B of the compare session
+# torchvision builds that import beside a session's torch: the real-model tests use them where present
+# (PyPI's torchvision does not load beside the CPU build of 2.13.0, so those tests skip there).
+TORCHVISION = {"2.14.1": "0.29.1"}
 
 nox.options.default_venv_backend = "venv"
 nox.options.sessions = [f"torch-{v}" for v in TORCH_VERSIONS] + ["compare"]
@@ -57,7 +60,9 @@ def torch_session(version: str) -> None:
 
     @nox.session(name=f"torch-{version}", tags=["torch"])
     def _session(session: nox.Session) -> None:
-        session.install("-c", str(constraints_without_torch(session)), f"torch=={version}", "-e", ".[dev]")
+        vision = [f"torchvision=={TORCHVISION[version]}"] if version in TORCHVISION else []
+        constraints = str(constraints_without_torch(session))
+        session.install("-c", constraints, f"torch=={version}", *vision, "-e", ".[dev]")
         session.run("python", "-c", "import torch; print('torch', torch.__version__)")
         folder = run_folder(version)
         clear_previous_run(session, folder)
