@@ -109,8 +109,9 @@ def test_solutions_in_a_folder_and_a_zip_earn_full_points(graded):
     for student in ("alice", "bob"):
         got = _of(graded, student)
         assert {r["status"] for r in got} == {"passed"} and len(got) == 2, got
-        assert sum(r["points"] for r in got) == sum(r["max_points"] for r in got) == 5
-        assert got[1]["checks"] == [["loss_falls", True], ["params_move", True], ["no_carryover", True]]
+        assert sum(r["points"] for r in got) == sum(r["max_points"] for r in got) == 6  # part 1: 2, part 2: 4
+        checks = ("true_loss", "no_carryover", "params_move", "loss_falls")
+        assert got[1]["checks"] == [[c, True] for c in checks]
 
 
 def test_broken_notebooks_are_errors_naming_file_cell_and_line(graded):
@@ -127,8 +128,8 @@ def test_a_roster_learner_without_a_submission_is_missing_with_zero(graded):
     assert zoe["status"] == "missing" and zoe["points"] == 0
     rows = {r["id"]: r for r in csv.DictReader((graded["out"] / "grades.csv").open())}
     assert rows["zoe"]["status"] == "missing" and rows["zoe"]["total"] == "0"
-    assert rows["alice"]["name"] == "Alice A" and rows["alice"]["A"] == "5" and rows["alice"]["total"] == "5"
-    assert rows["alice"]["max"] == "40"
+    assert rows["alice"]["name"] == "Alice A" and rows["alice"]["A"] == "6" and rows["alice"]["total"] == "6"
+    assert rows["alice"]["max"] == "48"
 
 
 def test_exit_status_says_some_submissions_could_not_be_graded(graded):
@@ -163,7 +164,7 @@ def test_nothing_escapes_and_the_submissions_are_unchanged(graded):
 
 def test_feedback_per_student_without_solutions(graded):
     text = (graded["out"] / "feedback" / "alice.md").read_text()
-    assert "Total: **5 / 40**" in text and "every parameter moves" in text
+    assert "Total: **6 / 48**" in text and "every parameter moves" in text
     assert "BEGIN SOLUTION" not in text and "def " not in text
     assert (graded["out"] / "feedback" / "alice.html").read_text().startswith("<!doctype html>")
     assert "Nothing was submitted" in (graded["out"] / "feedback" / "zoe.md").read_text()
