@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 __all__ = [
+    "COLOURS",
     "VERDICT_MIME",
     "CheckFailed",
     "Incorrect",
@@ -51,7 +52,7 @@ class Outcome(Enum):
         return f"Outcome.{self.name}"
 
 
-_COLOURS = {Outcome.CORRECT: "#c8e6c9", Outcome.INCORRECT: "#ffcdd2", Outcome.NOT_ATTEMPTED: "#e1f5fe"}
+COLOURS = {Outcome.CORRECT: "#c8e6c9", Outcome.INCORRECT: "#ffcdd2", Outcome.NOT_ATTEMPTED: "#e1f5fe"}
 # Grader statuses (results.json) for each outcome.
 STATUS = {Outcome.CORRECT: "passed", Outcome.INCORRECT: "failed", Outcome.NOT_ATTEMPTED: "not_attempted"}
 
@@ -96,7 +97,7 @@ class Verdict:
         }
 
     def _repr_html_(self) -> str:
-        colour = _COLOURS[self.outcome]
+        colour = COLOURS[self.outcome]
         return (
             f'<div style="background:{colour};color:#000;padding:6px 10px;border-radius:4px">'
             f"<b>{html.escape(self.exercise)} part {self.part}: {self.outcome.value}</b> "

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from autograd_course.challenge.verdict import Outcome
+from autograd_course.challenge.verdict import COLOURS, Outcome
 
 __all__ = [
     "MIME",
@@ -35,7 +35,6 @@ __all__ = [
 
 # Stored with every verdict so tests (and graders) read the outcome without parsing prose.
 MIME = "application/vnd.autograd-course.yourturn+json"
-_COLOURS = {Outcome.CORRECT: "#c8e6c9", Outcome.INCORRECT: "#ffcdd2", Outcome.NOT_ATTEMPTED: "#e1f5fe"}
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,7 @@ class Result:
 
     def _repr_html_(self) -> str:
         return (
-            f'<div style="background:{_COLOURS[self.outcome]};color:#000;padding:6px 10px;border-radius:4px">'
+            f'<div style="background:{COLOURS[self.outcome]};color:#000;padding:6px 10px;border-radius:4px">'
             f"<b>Your turn {html.escape(self.id)}: {self.outcome.value}.</b> "
             f"{html.escape(self.message)}</div>"
         )
