@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.answers import graph_leaves
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -27,20 +28,6 @@ def _check_recorded(still_recorded: Any) -> tuple:
     return incorrect(f"you chose {sorted(given)}: " + "; ".join(parts))
 
 
-def _leaf_shapes(t: Any) -> list[tuple[int, ...]]:
-    """The shapes of the leaves a tensor's record reaches."""
-    seen, stack, shapes = set(), [t.grad_fn], []
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        if hasattr(fn, "variable"):
-            shapes.append(tuple(fn.variable.shape))
-        stack.extend(child for child, _ in fn.next_functions)
-    return sorted(shapes)
-
-
 def _check_fixed_loss(fixed_loss: Any) -> tuple:
     import torch
 
@@ -48,7 +35,7 @@ def _check_fixed_loss(fixed_loss: Any) -> tuple:
         return incorrect(f"expected a scalar loss tensor, got {type(fixed_loss).__name__}")
     if fixed_loss.grad_fn is None:
         return incorrect("fixed_loss has no grad_fn: it is not recorded at all")
-    shapes = _leaf_shapes(fixed_loss)
+    shapes = sorted(tuple(leaf.shape) for leaf in graph_leaves(fixed_loss))
     wanted = sorted([(8, 4), (8,), (1, 8), (1,)])
     if shapes == wanted:
         return correct("the record reaches all four parameters: encoder and classifier both get gradients.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.answers import graph_leaves
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -21,20 +22,6 @@ def _check_version(predicted_version: Any) -> tuple:
     return incorrect(f"you gave {predicted_version}; count the in-place writes to y's memory")
 
 
-def _leaves(t: Any) -> list[Any]:
-    """The leaf tensors a record reaches."""
-    seen, stack, leaves = set(), [t.grad_fn], []
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        if hasattr(fn, "variable"):
-            leaves.append(fn.variable)
-        stack.extend(child for child, _ in fn.next_functions)
-    return leaves
-
-
 def _check_fixed_out(fixed_out: Any) -> tuple:
     import torch
 
@@ -45,7 +32,7 @@ def _check_fixed_out(fixed_out: Any) -> tuple:
         return incorrect(
             f"fixed_out holds {fixed_out.tolist()}, expected 2 * sigmoid(3x) = {expected.tolist()}"
         )
-    leaves = _leaves(fixed_out)
+    leaves = graph_leaves(fixed_out)
     if not leaves:
         return incorrect("fixed_out is not recorded: backward would not reach x")
     try:

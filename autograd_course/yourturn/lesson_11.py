@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.answers import member_name
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -26,8 +27,8 @@ def _frozen_and_left_out_status() -> str:
 def _check_predicted_status(predicted_status: Any) -> tuple:
     from helpers import GradStatus
 
-    name = predicted_status.name if isinstance(predicted_status, GradStatus) else predicted_status
-    if not isinstance(name, str) or name not in GradStatus.__members__:
+    name = member_name(predicted_status, GradStatus)
+    if name is None:
         return incorrect(f"expected a GradStatus such as GradStatus.OK, got {predicted_status!r}")
     actual = _frozen_and_left_out_status()  # asked of the toolkit itself, so the check cannot drift from it
     if name == actual:

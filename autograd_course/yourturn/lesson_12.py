@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.answers import member_name
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -32,8 +33,8 @@ def _swapped_step_stage() -> str:
 def _check_predicted_stage(predicted_stage: Any) -> tuple:
     from helpers import Stage
 
-    name = predicted_stage.name if isinstance(predicted_stage, Stage) else predicted_stage
-    if not isinstance(name, str) or name not in Stage.__members__:
+    name = member_name(predicted_stage, Stage)
+    if name is None:
         return incorrect(f"expected a Stage such as Stage.OK, got {predicted_stage!r}")
     actual = _swapped_step_stage()  # asked of the doctor itself, so the check cannot drift from it
     if name == actual:
