@@ -9,10 +9,9 @@ import json
 import os
 from pathlib import Path
 
-__all__ = ["LEARNER_ENV", "LEARNER_FILE", "read_learner", "recorded_learner", "write_learner"]
+from autograd_course.protocol import LEARNER_ENV, LEARNER_FILE
 
-LEARNER_ENV = "AUTOGRAD_COURSE_LEARNER"
-LEARNER_FILE = "course.json"
+__all__ = ["LEARNER_ENV", "LEARNER_FILE", "read_learner", "recorded_learner", "write_learner"]
 
 
 def recorded_learner(workspace: str | Path) -> str | None:

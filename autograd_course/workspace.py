@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograd_course.course import course_notebooks, exercise_notebooks
-from autograd_course.learner import LEARNER_FILE, recorded_learner, write_learner
+from autograd_course.learner import recorded_learner, write_learner
+from autograd_course.protocol import LEARNER_FILE, META_KEY, PROGRESS_FILE
 
 __all__ = [
     "BACKUPS",
@@ -31,8 +32,6 @@ __all__ = [
 
 LESSONS = "lessons"
 BACKUPS = "backups"  # visible on purpose; older versions used the hidden .backups/, left where it is
-PROGRESS_FILE = Path(".autograd-course") / "progress.json"  # written by `check`, read by `progress`
-META_KEY = "autograd_course"
 EXERCISE_LINK = "](../exercises/"  # how a lesson in notebooks/ links to a challenge notebook
 
 

@@ -21,6 +21,7 @@ from helpers.gradients import classify_parameter_gradients, optimizer_parameter_
 from helpers.nonfinite import run_eagerly, unwrap_compiled
 from helpers.parameters import ParameterChange, ParameterChanges
 from helpers.status import Stage
+from helpers.thresholds import EXPLODING, VANISHING
 
 __all__ = ["ADVICE", "Diagnosis", "diagnose"]
 
@@ -168,8 +169,8 @@ def diagnose(
     *,
     steps: int = 2,
     frozen: Iterable[str] = (),
-    max_grad_norm: float = 1e3,
-    min_grad: float = 1e-12,
+    max_grad_norm: float = EXPLODING,
+    min_grad: float = VANISHING,
     schedulers: Iterable[Any] | None = None,
     scaler: torch.amp.GradScaler | None = None,
 ) -> Diagnosis:

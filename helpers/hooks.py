@@ -13,6 +13,7 @@ from torch import nn
 from helpers._stats import dense_values, host_floats
 from helpers._table import html_table, text_table
 from helpers._validate import require_module
+from helpers.thresholds import EXPLODING
 
 __all__ = ["GradientAlert", "GradientWatch", "watch_gradients"]
 
@@ -38,7 +39,7 @@ class GradientWatch:
     or when the `with` block ends without an error, whichever comes first.
     """
 
-    def __init__(self, model: nn.Module, max_abs: float = 1e3) -> None:
+    def __init__(self, model: nn.Module, max_abs: float = EXPLODING) -> None:
         require_module(model)
         if not max_abs > 0:
             raise ValueError(f"expected max_abs > 0, got {max_abs}")
@@ -117,6 +118,6 @@ class GradientWatch:
         return html_table(["name", "kind", "max_abs"], rows, caption=caption, status_column="kind")
 
 
-def watch_gradients(model: nn.Module, max_abs: float = 1e3) -> GradientWatch:
+def watch_gradients(model: nn.Module, max_abs: float = EXPLODING) -> GradientWatch:
     """`with watch_gradients(model) as watch: loss.backward()` then look at `watch.alerts`."""
     return GradientWatch(model, max_abs)

@@ -16,6 +16,7 @@ from autograd_course.challenge.catalogue import BUGS
 from autograd_course.challenge.reference import BrokenTrace, StepRecord, close, trace_broken
 from autograd_course.challenge.variants import Variant
 from helpers import Stage
+from helpers.thresholds import EXPLODING, VANISHING
 
 __all__ = ["PROOFS", "Proof", "contract_markdown", "judge_evidence", "real_steps"]
 
@@ -58,7 +59,7 @@ def _grad_sizes(s: dict) -> list[float] | None:
 
 def _vanishing_or_exploding(s: dict, trace: BrokenTrace) -> bool:
     sizes = _grad_sizes(s)
-    return bool(sizes) and (max(sizes) <= 1e-12 or max(sizes) > 1e3)
+    return bool(sizes) and (max(sizes) <= VANISHING or max(sizes) > EXPLODING)
 
 
 def _grows(s: dict, trace: BrokenTrace) -> bool:

@@ -16,10 +16,9 @@ from autograd_course.challenge.fixcheck import collect_fix_trace
 from autograd_course.challenge.parts import PARTS, answers_of, part1_verdict, part2_verdict
 from autograd_course.challenge.variants import Variant, read_learner, variant_for
 from autograd_course.challenge.verdict import NotAttemptedError, Outcome, Verdict
+from autograd_course.protocol import USAGE_MIME
 
 __all__ = ["USAGE_MIME", "Challenge", "Part", "challenge", "fix_trace", "part2_verdict"]
-
-USAGE_MIME = "application/vnd.autograd-course.usage+json"
 
 
 def _shell() -> Any:

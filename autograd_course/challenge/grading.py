@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autograd_course.protocol import LEARNER_ENV, USAGE_MIME
+
 __all__ = [
     "STATUSES",
     "Record",
@@ -170,9 +172,9 @@ def _inject(nb, exercises: dict[str, list[int]], export_dir: Path):
 def _kernel_env(learner: str | None, scratch: Path, confined: bool) -> dict[str, str]:
     """The kernel's environment: the learner (for the variant), no secrets of the grader when confined."""
     keep = ("PATH", "LANG", "LC_ALL", "TZ") if confined else tuple(os.environ)
-    env = {k: os.environ[k] for k in keep if k in os.environ and k != "AUTOGRAD_COURSE_LEARNER"}
+    env = {k: os.environ[k] for k in keep if k in os.environ and k != LEARNER_ENV}
     if learner:
-        env["AUTOGRAD_COURSE_LEARNER"] = learner
+        env[LEARNER_ENV] = learner
     env |= {
         "PYTHONDONTWRITEBYTECODE": "1",
         "HOME": str(scratch / "home"),
@@ -272,9 +274,6 @@ def grade_notebook(
         r.hints = max((u[3] for u in used if u[2] == "hint"), default=0)
         r.solution_viewed = any(u[2] == "solution" for u in used)
     return records
-
-
-USAGE_MIME = "application/vnd.autograd-course.usage+json"
 
 
 def usage_of(nb) -> set[tuple[str, int, str, int]]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import nbformat
 
 from autograd_course.course import content_dir
+from autograd_course.protocol import META_KEY
 
 __all__ = [
     "BEGIN",
@@ -20,7 +21,6 @@ __all__ = [
 ]
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-META_KEY = "autograd_course"  # {"exercise", "part", "role": task/answer/check}, or {"role": "contract"}
 _REGION = re.compile(
     r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n(.*?)^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S
 )

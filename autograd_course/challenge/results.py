@@ -10,6 +10,7 @@ from pathlib import Path
 from autograd_course.challenge.catalogue import EXERCISES
 from autograd_course.challenge.grading import STATUSES, Record
 from autograd_course.challenge.scoring import part_max, score
+from autograd_course.protocol import PROGRESS_FILE
 
 __all__ = [
     "PROGRESS_FILE",
@@ -22,7 +23,6 @@ __all__ = [
     "write_results",
 ]
 
-PROGRESS_FILE = Path(".autograd-course") / "progress.json"
 FIELDS = (
     "student",
     "submission",

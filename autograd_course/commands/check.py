@@ -6,6 +6,8 @@ import argparse
 import os
 from pathlib import Path
 
+from autograd_course.protocol import LEARNER_ENV
+
 NAME = "check"
 HELP = "grade your challenge notebooks (a file or a folder, default my-work/) in a fresh kernel"
 
@@ -24,7 +26,7 @@ def _learner(workspace: Path) -> str | None:
     try:
         from autograd_course.challenge.variants import read_learner
     except ImportError:
-        return os.environ.get("AUTOGRAD_COURSE_LEARNER") or None
+        return os.environ.get(LEARNER_ENV) or None
     return read_learner(workspace)
 
 

@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _read_progress(workspace: Path) -> dict:
     """The state `check` wrote (workspace/.autograd-course/progress.json), {} if none or unreadable."""
-    from autograd_course.workspace import PROGRESS_FILE
+    from autograd_course.protocol import PROGRESS_FILE
 
     try:
         data = json.loads((workspace / PROGRESS_FILE).read_text(encoding="utf-8"))

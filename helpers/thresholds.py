@@ -1,0 +1,6 @@
+"""When a gradient is too small or too large to be healthy: one definition for the toolkit and the course."""
+
+__all__ = ["EXPLODING", "VANISHING"]
+
+VANISHING = 1e-12  # every |grad| at or below this: the gradient vanished
+EXPLODING = 1e3  # a |grad| (or the total norm) above this: the gradient exploded
