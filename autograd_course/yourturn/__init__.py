@@ -12,7 +12,11 @@ __all__ = [
     "your_turn",
 ]
 
-from autograd_course.yourturn.engine import (
+from autograd_course.toolkit import require_toolkit
+
+require_toolkit()  # before a lesson's `from helpers import ...`: a learner's helpers.py would hide it
+
+from autograd_course.yourturn.engine import (  # noqa: E402
     Activity,
     Result,
     Task,
