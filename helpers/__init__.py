@@ -1,63 +1,47 @@
-"""The Autograd Debugging toolkit: reports, classification, finite checks, hooks, graphs.
+"""The Autograd Debugging toolkit: reports, finite checks, hooks, graphs, and the doctor.
 
 Import what you need by name: `from helpers import gradient_report, expect_error`.
+`helpers` exports what the lessons use; everything else is importable from its module
+(`helpers.gradients.GradientRow`, `helpers.doctor.checklist.CHECKLIST`, ...).
+Read it top to bottom: status.py (the vocabularies), tensors.py, finite.py, graph.py,
+gradients.py, parameters.py, hooks.py, harness.py; the doctor (diagnose, watch_non_finite)
+lives in helpers/doctor/.
 """
 
-from helpers.checklist import CHECKLIST, Check
-from helpers.doctor import Diagnosis, diagnose
+from helpers.doctor import Diagnosis, diagnose, watch_non_finite
 from helpers.errors import ExpectedError, expect_error
 from helpers.finite import NonFiniteError, assert_finite
-from helpers.gradcheck import GradientCheck, check_gradient
+from helpers.gradcheck import check_gradient
 from helpers.gradients import (
-    GradClassification,
     GradientReport,
-    GradientRow,
     classify_parameter_gradients,
     grad_norm,
     gradient_report,
 )
-from helpers.graph import AutogradGraph, GraphNode, autograd_graph
+from helpers.graph import AutogradGraph, autograd_graph
 from helpers.harness import StepReport, debug_training_step
-from helpers.hooks import GradientAlert, GradientWatch, watch_gradients
-from helpers.nonfinite import NonFiniteEvent, NonFiniteWatch, watch_non_finite
+from helpers.hooks import watch_gradients
 from helpers.parameters import (
-    ParameterChange,
     ParameterChanges,
     ParameterReport,
-    ParameterRow,
-    ParameterSnapshot,
     parameter_changes,
     parameter_report,
     snapshot_parameters,
 )
 from helpers.status import GradStatus, Stage
-from helpers.syncs import HostSyncCounter, count_host_syncs
+from helpers.syncs import count_host_syncs
 from helpers.tensors import TensorInfo, debug_tensor
 from helpers.tinynet import TinyNet, make_tiny_problem
 
 __all__ = [
-    "CHECKLIST",
     "AutogradGraph",
-    "Check",
     "Diagnosis",
     "ExpectedError",
-    "GradClassification",
     "GradStatus",
-    "GradientAlert",
-    "GradientCheck",
     "GradientReport",
-    "GradientRow",
-    "GradientWatch",
-    "GraphNode",
-    "HostSyncCounter",
     "NonFiniteError",
-    "NonFiniteEvent",
-    "NonFiniteWatch",
-    "ParameterChange",
     "ParameterChanges",
     "ParameterReport",
-    "ParameterRow",
-    "ParameterSnapshot",
     "Stage",
     "StepReport",
     "TensorInfo",

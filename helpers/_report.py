@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from helpers._table import html_table, text_table
+from helpers._table import html_report_table, text_table
 
 __all__ = ["Report"]
 
@@ -56,7 +56,7 @@ class Report:
         return f"{self._heading()}\n" + text_table(self.columns, [self._cells(r) for r in self.rows])
 
     def _repr_html_(self) -> str:
-        return html_table(
+        return html_report_table(
             self.columns,
             [self._cells(r) for r in self.rows],
             caption=self._heading(),

@@ -8,20 +8,15 @@ from collections.abc import Sequence
 import torch
 
 __all__ = [
-    "GradStats",
     "abs_max",
     "abs_max_floats",
-    "abs_stats",
     "count_nonfinite",
     "dense_values",
     "host_floats",
     "nonfinite_counts",
     "on_device",
-    "real_view",
     "total_norm",
 ]
-
-GradStats = tuple[float, float]  # (mean |g|, max |g|)
 
 
 def on_device(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
@@ -41,12 +36,6 @@ def dense_values(tensor: torch.Tensor) -> torch.Tensor:
     """The stored values of a tensor: a sparse tensor's non-zeros, else the tensor."""
     t = tensor.detach()
     return t.coalesce().values() if t.is_sparse else t
-
-
-def real_view(tensor: torch.Tensor) -> torch.Tensor:
-    """The stored values, a complex tensor as its real and imaginary parts (a view, no copy)."""
-    t = dense_values(tensor)
-    return torch.view_as_real(t) if t.is_complex() else t
 
 
 def count_nonfinite(tensor: torch.Tensor) -> torch.Tensor:
@@ -140,22 +129,6 @@ def abs_sum(tensor: torch.Tensor) -> torch.Tensor:
     if t.numel() == 0:
         return torch.zeros((), device=t.device)
     return t.abs().sum(dtype=_accumulation_dtype(t.dtype))
-
-
-@torch.no_grad()
-def abs_stats(tensors: Sequence[torch.Tensor]) -> list[GradStats]:
-    """(mean |t|, max |t|) for every tensor, with one host read for all of them.
-
-    Max |t| is NaN or Inf exactly when t holds a NaN or an Inf, so it also decides finiteness.
-    Tensor.sum adds in blocks (cascade summation), so a float32 sum keeps float32 accuracy;
-    half and bfloat16 are summed in float32, float64 in float64.
-    """
-    if not tensors:
-        return []
-    flat = host_floats([abs_sum(t) for t in tensors] + [abs_max(t) for t in tensors])
-    n = len(tensors)
-    numels = [t.numel() for t in tensors]
-    return [(flat[i] / numels[i] if numels[i] else 0.0, flat[n + i]) for i in range(n)]
 
 
 @torch.no_grad()

@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["STATUS_COLOURS", "fmt", "html_table", "text_table"]
+__all__ = ["STATUS_COLOURS", "fmt", "html_report_table", "text_table"]
 
 # Background colours for status cells in HTML; the plain-text form shows the word alone.
 STATUS_COLOURS = {
@@ -60,7 +60,7 @@ def text_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join([line(columns), line(["-" * w for w in widths])] + [line(r) for r in cells])
 
 
-def html_table(
+def html_report_table(
     columns: Sequence[str],
     rows: Sequence[Sequence[Any]],
     *,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import torch
@@ -10,7 +10,7 @@ from torch import nn
 
 from helpers._validate import require_tensor
 
-__all__ = ["AutogradGraph", "GraphNode", "autograd_graph"]
+__all__ = ["AutogradGraph", "GraphNode", "autograd_graph", "backward_nodes"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,25 @@ class AutogradGraph:
         return "```mermaid\n" + self.to_mermaid() + "\n```"
 
 
+def backward_nodes(root: object) -> Iterator[object]:
+    """Every backward node reachable from `root` (a tensor's grad_fn), once each, depth first.
+
+    The toolkit's one walk of a recorded graph. A stack, not recursion, so a graph thousands of
+    operations deep (an unrolled RNN) is walked too. A node whose `.variable` is set is a leaf
+    (AccumulateGrad): autograd accumulates .grad into that tensor.
+    """
+    if root is None:
+        return
+    seen, stack = {root}, [root]
+    while stack:
+        fn = stack.pop()
+        yield fn
+        for child, _ in getattr(fn, "next_functions", ()):
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+
+
 def _describe(node: GraphNode) -> str:
     if node.kind == "leaf":
         shape = "" if node.shape is None else f", shape {tuple(node.shape)}"
@@ -149,15 +168,9 @@ def autograd_graph(
 
     first, _ = node_for(tensor.grad_fn)
     graph.edges.append((first, "out"))
-    stack = [tensor.grad_fn]
-    while stack:
-        fn = stack.pop()
-        consumer = ids[fn]
+    for fn in backward_nodes(tensor.grad_fn):
+        consumer, _ = node_for(fn)
         for child, _ in getattr(fn, "next_functions", ()):
-            if child is None:
-                continue
-            child_id, new = node_for(child)
-            graph.edges.append((child_id, consumer))
-            if new:
-                stack.append(child)
+            if child is not None:
+                graph.edges.append((node_for(child)[0], consumer))
     return graph

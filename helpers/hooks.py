@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from helpers._stats import dense_values, host_floats
-from helpers._table import html_table, text_table
+from helpers._table import html_report_table, text_table
 from helpers._validate import require_module
 from helpers.thresholds import EXPLODING
 
@@ -115,7 +115,7 @@ class GradientWatch:
     def _repr_html_(self) -> str:
         rows = self._rows()
         caption = f"gradient watch: {self.seen} gradients seen, {len(rows)} alerts"
-        return html_table(["name", "kind", "max_abs"], rows, caption=caption, status_column="kind")
+        return html_report_table(["name", "kind", "max_abs"], rows, caption=caption, status_column="kind")
 
 
 def watch_gradients(model: nn.Module, max_abs: float = EXPLODING) -> GradientWatch:

@@ -17,6 +17,7 @@ __all__ = [
     "ParameterReport",
     "ParameterRow",
     "ParameterSnapshot",
+    "moved_elements",
     "parameter_changes",
     "parameter_report",
     "snapshot_parameters",
@@ -110,6 +111,15 @@ class ParameterChanges(Report):
         return f"{sum(self.changed.values())} of {len(self.rows)} changed"
 
 
+def moved_elements(now: torch.Tensor, before: torch.Tensor) -> torch.Tensor:
+    """Where `now` differs from `before`, elementwise; a NaN on both sides stayed (NaN != NaN).
+
+    The toolkit's one test of "did this parameter move?": parameter_changes and the doctor's
+    probe and restore check all ask it.
+    """
+    return (now != before) & ~(now.isnan() & before.isnan())
+
+
 @torch.no_grad()
 def parameter_changes(model: nn.Module, snapshot: dict[str, torch.Tensor]) -> ParameterChanges:
     """Compare parameters with a snapshot; one host read for all of them."""
@@ -137,8 +147,7 @@ def parameter_changes(model: nn.Module, snapshot: dict[str, torch.Tensor]) -> Pa
     for name, p in named:
         before = on_device(snapshot[name], p.device)
         delta = (p.detach() - before).abs().double()
-        both_nan = p.detach().isnan() & before.isnan()  # NaN != NaN, yet a NaN that stays is no move
-        differs = ((p.detach() != before) & ~both_nan).any().double()
+        differs = moved_elements(p.detach(), before).any().double()
         mean = delta.mean() if delta.numel() else delta.new_zeros(())
         mx = delta.amax() if delta.numel() else delta.new_zeros(())
         stats.append(on_device(torch.stack([differs, mean, mx]), device))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import torch
 
 from helpers._stats import count_nonfinite, dense_values
-from helpers._table import fmt, html_table
+from helpers._table import fmt, html_report_table
 from helpers._validate import require_tensor
 
 __all__ = ["TensorInfo", "debug_tensor", "grad_fn_name", "has_grad"]
@@ -63,7 +63,7 @@ class TensorInfo:
 
     def _repr_html_(self) -> str:
         fields = self._fields()
-        return html_table(["tensor"] + [k for k, _ in fields], [[self.name] + [v for _, v in fields]])
+        return html_report_table(["tensor"] + [k for k, _ in fields], [[self.name] + [v for _, v in fields]])
 
 
 def debug_tensor(name: str, tensor: torch.Tensor) -> TensorInfo:

@@ -3,7 +3,8 @@
 import pytest
 import torch
 
-from helpers import GradientCheck, check_gradient
+from helpers import check_gradient
+from helpers.gradcheck import GradientCheck
 
 
 class SquareWithWrongBackward(torch.autograd.Function):

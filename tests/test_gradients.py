@@ -8,7 +8,6 @@ from scenarios import deep_linear_stack, model_state, status_zoo
 from torch import nn
 
 from helpers import (
-    GradClassification,
     GradientReport,
     GradStatus,
     classify_parameter_gradients,
@@ -16,6 +15,7 @@ from helpers import (
     grad_norm,
     gradient_report,
 )
+from helpers.gradients import GradClassification
 
 EXPECTED_ZOO = {
     "frozen.weight": GradStatus.FROZEN,

@@ -6,7 +6,8 @@ import pytest
 import torch
 from torch import nn
 
-from helpers import AutogradGraph, GraphNode, TinyNet, autograd_graph
+from helpers import AutogradGraph, TinyNet, autograd_graph
+from helpers.graph import GraphNode
 
 NODE = re.compile(r'^    (\w+)(\[/"|\("|\[")(.*)("/\]|"\)|"\])$')
 EDGE = re.compile(r"^    (\w+) --> (\w+)$")

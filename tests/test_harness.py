@@ -6,7 +6,6 @@ import pytest
 import torch
 
 from helpers import (
-    GradClassification,
     GradientReport,
     GradStatus,
     NonFiniteError,
@@ -16,6 +15,7 @@ from helpers import (
     debug_training_step,
     make_tiny_problem,
 )
+from helpers.gradients import GradClassification
 
 LR = 0.1
 

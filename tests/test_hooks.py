@@ -7,7 +7,8 @@ import torch
 from scenarios import model_state
 from torch import nn
 
-from helpers import GradientAlert, GradientWatch, count_host_syncs, watch_gradients
+from helpers import count_host_syncs, watch_gradients
+from helpers.hooks import GradientAlert, GradientWatch
 
 
 def _model() -> nn.Sequential:

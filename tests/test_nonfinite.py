@@ -6,7 +6,8 @@ import pytest
 import torch
 from torch import nn
 
-from helpers import NonFiniteError, NonFiniteWatch, count_host_syncs, watch_non_finite
+from helpers import NonFiniteError, count_host_syncs, watch_non_finite
+from helpers.doctor.nonfinite import NonFiniteWatch
 
 
 class SafeSqrt(nn.Module):

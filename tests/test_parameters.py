@@ -8,12 +8,12 @@ from torch import nn
 from helpers import (
     ParameterChanges,
     ParameterReport,
-    ParameterSnapshot,
     count_host_syncs,
     parameter_changes,
     parameter_report,
     snapshot_parameters,
 )
+from helpers.parameters import ParameterSnapshot
 
 
 def _model() -> nn.Sequential:

@@ -35,7 +35,7 @@ from helpers import (
     gradient_report,
     watch_non_finite,
 )
-from helpers.checklist import CHECKLIST
+from helpers.doctor.checklist import CHECKLIST
 
 pytestmark = pytest.mark.realmodel
 

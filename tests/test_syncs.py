@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import HostSyncCounter, count_host_syncs
+from helpers import count_host_syncs
+from helpers.syncs import HostSyncCounter
 
 T = torch.tensor([0.0, 1.0, 2.0])
 

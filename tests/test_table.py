@@ -3,7 +3,7 @@
 import math
 
 from helpers import GradStatus
-from helpers._table import STATUS_COLOURS, fmt, html_table, text_table
+from helpers._table import STATUS_COLOURS, fmt, html_report_table, text_table
 
 
 def test_fmt_cells():
@@ -33,7 +33,7 @@ def test_text_table_without_rows_is_the_header():
 
 
 def test_html_table_escapes_and_colours():
-    page = html_table(
+    page = html_report_table(
         ["name", "status", "max"],
         [["<b>", GradStatus.OK, math.inf], ["w&b", "unknown", 1.0]],
         caption="a <caption>",
@@ -57,6 +57,6 @@ def test_every_grad_status_has_a_colour():
 def test_html_tables_shrink_to_the_output_area_instead_of_being_clipped():
     # A 1280 px JupyterLab output area clipped the gradient report of a real model (long names,
     # seven columns): the table may not be wider than its container, and names wrap anywhere.
-    page = html_table(["name", "status"], [["transformer.h.11.attn.c_attn.weight" * 4, "OK"]])
+    page = html_report_table(["name", "status"], [["transformer.h.11.attn.c_attn.weight" * 4, "OK"]])
     opening = page[: page.index(">") + 1]
     assert "max-width:100%" in opening and "overflow-wrap:anywhere" in opening

@@ -5,21 +5,14 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
+from helpers.graph import backward_nodes
+
 __all__ = ["graph_leaves", "member_name"]
 
 
 def graph_leaves(t: Any) -> list[Any]:
     """The leaf tensors a tensor's record reaches (one per AccumulateGrad node)."""
-    seen, stack, leaves = set(), [t.grad_fn], []
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        if hasattr(fn, "variable"):
-            leaves.append(fn.variable)
-        stack.extend(child for child, _ in fn.next_functions)
-    return leaves
+    return [fn.variable for fn in backward_nodes(t.grad_fn) if hasattr(fn, "variable")]
 
 
 def member_name(answer: Any, enum: type[Enum]) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograd_course.yourturn.engine import Activity, correct, incorrect
+from helpers.graph import backward_nodes
 
 __all__ = ["ACTIVITIES"]
 
@@ -25,14 +26,7 @@ def _check_raises(raises_for_square: Any, raises_for_add: Any) -> tuple:
 
 def _graph_size(t: Any) -> int:
     """How many backward nodes a tensor's record holds."""
-    seen, stack = set(), [t.grad_fn]
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        stack.extend(child for child, _ in fn.next_functions)
-    return len(seen)
+    return sum(1 for _ in backward_nodes(t.grad_fn))
 
 
 def _check_step_state(step_state: Any) -> tuple:

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from helpers._probe import StepEvidence, autograd_error_kind, loss_reaches
+from helpers.doctor.probe import StepEvidence, autograd_error_kind, loss_reaches
 from helpers.gradients import optimizer_parameter_ids
 from helpers.status import Stage
 
@@ -140,13 +140,9 @@ def _forward_finite(f: StepFacts) -> Finding | None:
     return Finding(lines, [e.module for e in forward[:1]])
 
 
-def _anything_trains(f: StepFacts) -> Finding | None:
-    if f.requires:
-        return None
-    return Finding(["no parameter of the model requires grad", f.error_text or loss_text(f.ev)])
-
-
 def _loss_in_graph(f: StepFacts) -> Finding | None:
+    if not f.requires:
+        return None  # nothing could be in the graph: the next check names the frozen parameters
     if f.kind == "not_in_graph":
         return Finding([f.error_text, "grad mode was on during the forward pass"])
     if f.ev.error is None and not f.got:
@@ -164,6 +160,8 @@ def _loss_in_graph(f: StepFacts) -> Finding | None:
 
 
 def _nothing_frozen_by_mistake(f: StepFacts) -> Finding | None:
+    if not f.requires:
+        return Finding(["no parameter of the model requires grad", f.error_text or loss_text(f.ev)])
     stray = [n for n, p in f.named if not p.requires_grad and not frozen_match(n, f.frozen)]
     if not stray:
         return None
@@ -315,13 +313,6 @@ CHECKLIST: tuple[Check, ...] = (
         "sqrt of non-positive values, exp overflow, or NaN in the data.",
     ),
     Check(
-        Stage.PARAMS_FROZEN,
-        _anything_trains,
-        "requires_grad of every parameter",
-        "Look for requires_grad_(False) / requires_grad = False on these parameters; pass frozen=[...] "
-        "to diagnose() if they are frozen on purpose.",
-    ),
-    Check(
         Stage.LOSS_NOT_IN_GRAPH,
         _loss_in_graph,
         "the autograd error, or the loss's graph walked back to the parameters",
@@ -331,8 +322,9 @@ CHECKLIST: tuple[Check, ...] = (
     Check(
         Stage.PARAMS_FROZEN,
         _nothing_frozen_by_mistake,
-        "parameters with requires_grad False not listed in frozen=",
-        "",
+        "requires_grad of every parameter; those False and not listed in frozen=",
+        "Look for requires_grad_(False) / requires_grad = False on these parameters; pass frozen=[...] "
+        "to diagnose() if they are frozen on purpose.",
     ),
     Check(
         Stage.BACKWARD_FAILED,
@@ -393,7 +385,7 @@ CHECKLIST: tuple[Check, ...] = (
     ),
 )
 
-ADVICE: dict[Stage, str] = {c.stage: c.advice for c in CHECKLIST if c.advice}
+ADVICE: dict[Stage, str] = {c.stage: c.advice for c in CHECKLIST}
 ADVICE[Stage.OK] = (
     "Every check passed: gradients reach every trainable parameter, are finite and sane, and "
     "optimizer.step() moves the parameters."

@@ -11,15 +11,16 @@ from typing import Any
 import torch
 from torch import nn
 
-from helpers._probe import run_probed_step
-from helpers._state import TrainingState, find_scalers, find_schedulers
 from helpers._table import STATUS_COLOURS
 from helpers._unregistered import unregistered_tensors
 from helpers._validate import require_module
-from helpers.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
+from helpers.doctor.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
+from helpers.doctor.compiled import run_eagerly, unwrap_compiled
+from helpers.doctor.discover import find_scalers, find_schedulers
+from helpers.doctor.probe import run_probed_step
+from helpers.doctor.state import TrainingState
 from helpers.gradients import classify_parameter_gradients, optimizer_parameter_ids
-from helpers.nonfinite import run_eagerly, unwrap_compiled
-from helpers.parameters import ParameterChange, ParameterChanges
+from helpers.parameters import ParameterChanges, parameter_changes
 from helpers.status import Stage
 from helpers.thresholds import EXPLODING, VANISHING
 
@@ -119,29 +120,16 @@ def _scaler(train_step: Callable[[], Any], given: Any) -> torch.amp.GradScaler |
     return found[0] if found else None
 
 
-@torch.no_grad()
 def _changes(model: nn.Module, saved: TrainingState) -> ParameterChanges:
-    """How far each parameter moved since diagnose began (from the copies kept to restore it)."""
-    named = list(model.named_parameters())
-    stats, kept = [], []
-    for _, p in named:
+    """How far each parameter moved since diagnose began (against the copies kept to restore it).
+
+    A parameter never copied was never changed by a step: it is compared with itself.
+    """
+    snapshot = {}
+    for name, p in model.named_parameters():
         before = saved.before(p)
-        if before is None:
-            kept.append(False)
-            continue
-        kept.append(True)
-        before = before.to(p.device)
-        delta = (p.detach() - before).abs()
-        same = (p.detach() == before) | (p.detach().isnan() & before.isnan())
-        mean = delta.mean(dtype=torch.float64) if delta.numel() else delta.new_zeros((), dtype=torch.float64)
-        mx = delta.amax().double() if delta.numel() else mean
-        stats.append(torch.stack([(~same).any().double(), mean, mx]))
-    values = iter(torch.stack(stats).tolist() if stats else [])
-    rows = []
-    for (name, _), has in zip(named, kept):
-        v = next(values) if has else [0.0, 0.0, 0.0]
-        rows.append(ParameterChange(name, bool(v[0]), v[1], v[2]))
-    return ParameterChanges(rows)
+        snapshot[name] = p.detach() if before is None else before
+    return parameter_changes(model, snapshot)
 
 
 def _notes(ev: Any, step: int, facts: StepFacts) -> list[str]:
@@ -160,6 +148,71 @@ def _notes(ev: Any, step: int, facts: StepFacts) -> list[str]:
             f"step {step} ran with lr {sorted(set(ev.lrs))} (the schedule starts at 0): not a finding"
         )
     return notes
+
+
+@dataclass
+class _Run:
+    """What diagnose set up before the first step: the checks' settings and what it restores."""
+
+    model: nn.Module
+    optimizer: torch.optim.Optimizer
+    steps: int
+    frozen: tuple[str, ...]
+    max_grad_norm: float
+    min_grad: float
+    schedulers: list[Any]
+    scaler: torch.amp.GradScaler | None
+    compiled: bool
+    grad_enabled: bool = field(default_factory=torch.is_grad_enabled)
+    unregistered: list[tuple[str, torch.Tensor]] = field(default_factory=list)
+    losses: list[float | None] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    skipped: int = 0
+
+
+def _walk_checklist(facts: StepFacts) -> tuple[Stage, list[str], list[str]]:
+    """The first stage whose check finds something, with its evidence and names; OK if none."""
+    for entry in CHECKLIST:
+        finding = entry.check(facts)
+        if finding is not None:
+            return entry.stage, finding.evidence, finding.names
+    return Stage.OK, [], []
+
+
+def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: int) -> Diagnosis | None:
+    """Run and check one step; the Diagnosis when a stage fails or this is the last step, else None."""
+    ev = run_probed_step(train_step, run.model, run.optimizer, saved, run.scaler, first=step == 1)
+    run.losses.append(ev.loss_value)
+    run.skipped += ev.skipped_by_scaler
+    facts = StepFacts(
+        ev, run.model, run.optimizer, run.frozen,
+        max_grad_norm=run.max_grad_norm, min_grad=run.min_grad, grad_enabled_outside=run.grad_enabled,
+        unregistered=run.unregistered, scheduled=bool(run.schedulers),
+        all_skipped=step == run.steps and run.skipped == run.steps,
+    )  # fmt: skip
+    stage, evidence, names = _walk_checklist(facts)
+    run.notes += _notes(ev, step, facts)
+    if stage is Stage.OK and step < run.steps:
+        return None
+    reports = {
+        "gradients": classify_parameter_gradients(run.model, run.optimizer),
+        "changes": _changes(run.model, saved),
+        "non_finite": ev.watch,
+    }
+    lines = [e for e in evidence if e] or [f"{run.steps} step(s) ran; losses {_losses(run.losses)}"]
+    if run.compiled or bool(ev.watch and ev.watch.compiled):
+        run.notes.append(_EAGER)
+    return Diagnosis(
+        stage=stage,
+        evidence=lines + run.notes,
+        advice=ADVICE[stage],
+        step=None if stage is Stage.OK else step,
+        steps=run.steps,
+        names=names,
+        losses=run.losses,
+        reports=reports,
+        error=ev.error,
+    )
 
 
 def diagnose(
@@ -185,57 +238,21 @@ def diagnose(
     Gradient statistics are divided by the scaler's scale. A compiled model (torch.compile) runs
     eagerly under torch.compiler.set_stance("force_eager") so every hook sees inside it.
     """
-    model, given_compiled = unwrap_compiled(model) if isinstance(model, nn.Module) else (model, False)
+    model, compiled = unwrap_compiled(model) if isinstance(model, nn.Module) else (model, False)
     _validate(train_step, model, optimizer, steps, max_grad_norm, min_grad)
-    frozen_names = _check_frozen(model, frozen)
-    found_schedulers = _schedulers(optimizer, train_step, schedulers)
-    used_scaler = _scaler(train_step, scaler)
-    grad_enabled = torch.is_grad_enabled()
-    unregistered = unregistered_tensors(model)
-    saved = TrainingState(model, optimizer, found_schedulers, [used_scaler] if used_scaler else [])
-    losses: list[float | None] = []
-    notes: list[str] = []
-    skipped = 0
+    run = _Run(
+        model, optimizer, steps, _check_frozen(model, frozen), max_grad_norm, min_grad,
+        schedulers=_schedulers(optimizer, train_step, schedulers), scaler=_scaler(train_step, scaler),
+        compiled=compiled,
+    )  # fmt: skip
+    run.unregistered = unregistered_tensors(model)
+    saved = TrainingState(model, optimizer, run.schedulers, [run.scaler] if run.scaler else [])
     try:
         with run_eagerly():
             for step in range(1, steps + 1):
-                ev = run_probed_step(train_step, model, optimizer, saved, used_scaler, first=step == 1)
-                losses.append(ev.loss_value)
-                skipped += ev.skipped_by_scaler
-                facts = StepFacts(
-                    ev, model, optimizer, frozen_names,
-                    max_grad_norm=max_grad_norm, min_grad=min_grad, grad_enabled_outside=grad_enabled,
-                    unregistered=unregistered, scheduled=bool(found_schedulers),
-                    all_skipped=step == steps and skipped == steps,
-                )  # fmt: skip
-                stage, evidence, names = Stage.OK, [], []
-                for entry in CHECKLIST:
-                    finding = entry.check(facts)
-                    if finding is not None:
-                        stage, evidence, names = entry.stage, finding.evidence, finding.names
-                        break
-                notes += _notes(ev, step, facts)
-                compiled = given_compiled or bool(ev.watch and ev.watch.compiled)
-                if stage is not Stage.OK or step == steps:
-                    reports = {
-                        "gradients": classify_parameter_gradients(model, optimizer),
-                        "changes": _changes(model, saved),
-                        "non_finite": ev.watch,
-                    }
-                    lines = [e for e in evidence if e] or [f"{steps} step(s) ran; losses {_losses(losses)}"]
-                    if compiled:
-                        notes.append(_EAGER)
-                    return Diagnosis(
-                        stage=stage,
-                        evidence=lines + notes,
-                        advice=ADVICE[stage],
-                        step=None if stage is Stage.OK else step,
-                        steps=steps,
-                        names=names,
-                        losses=losses,
-                        reports=reports,
-                        error=ev.error,
-                    )
+                result = _step(run, saved, train_step, step)
+                if result is not None:
+                    return result
         raise AssertionError("unreachable")  # pragma: no cover
     finally:
         saved.restore()

@@ -11,9 +11,11 @@ from typing import Any
 import torch
 from torch import nn
 
-from helpers._state import TrainingState, _fingerprint
-from helpers._stats import abs_max, dense_values, host_floats
-from helpers.nonfinite import NonFiniteWatch
+from helpers._stats import abs_max, dense_values, host_floats, on_device
+from helpers.doctor.nonfinite import NonFiniteWatch
+from helpers.doctor.state import TrainingState, _fingerprint
+from helpers.graph import backward_nodes
+from helpers.parameters import moved_elements
 
 __all__ = ["StepEvidence", "autograd_error_kind", "loss_reaches", "run_probed_step"]
 
@@ -46,15 +48,11 @@ def loss_reaches(loss: Any, params: set[int], limit: int = 200_000) -> bool:
         return False
     if id(loss) in params:
         return True
-    todo, seen = [loss.grad_fn], set()
-    while todo and len(seen) < limit:
-        node = todo.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
+    for count, node in enumerate(backward_nodes(loss.grad_fn)):
+        if count >= limit:
+            break
         if id(getattr(node, "variable", None)) in params:
             return True
-        todo.extend(fn for fn, _ in node.next_functions)
     return False
 
 
@@ -164,11 +162,9 @@ class _Probe:
         for n in moved_names:
             p, kept = named[n], self.state.before(named[n])
             if exact_before and kept is not None:
-                before = kept if kept.device == p.device else kept.to(p.device)
-                same = (p.detach() == before) | (p.detach().isnan() & before.isnan())
-                moved.append((~same).any().double())
+                moved.append(moved_elements(p.detach(), on_device(kept, p.device)).any().double())
             else:
-                moved.append((_fingerprint(p) != self.prints[n]).any().double())
+                moved.append(moved_elements(_fingerprint(p), self.prints[n]).any().double())
         tensors = [v for _, _, v in self.values] + moved
         has_loss = isinstance(loss, torch.Tensor) and loss.numel() == 1 and loss.is_floating_point()
         if has_loss:

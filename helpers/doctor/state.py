@@ -10,19 +10,19 @@ parameter that changes outside optimizer.step() cannot be restored: a fingerprin
 from __future__ import annotations
 
 import copy
-import gc
 import random
 import sys
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import torch
 from torch import nn
 
 from helpers._stats import abs_max, host_floats
+from helpers.parameters import moved_elements
 
-__all__ = ["TrainingState", "find_scalers", "find_schedulers"]
+__all__ = ["TrainingState"]
 
 GradScaler = torch.amp.GradScaler
 LRScheduler = torch.optim.lr_scheduler.LRScheduler
@@ -60,61 +60,6 @@ def _fingerprint(t: torch.Tensor) -> torch.Tensor:
         return torch.zeros(4, dtype=torch.float64, device=v.device)
     low, high = torch.aminmax(v)
     return torch.stack([v.sum(), torch.linalg.vector_norm(v), low, high]).double()
-
-
-def find_schedulers(optimizer: torch.optim.Optimizer, train_step: Callable[[], Any]) -> list[Any]:
-    """The learning-rate schedulers attached to this optimizer (their `.optimizer` is it).
-
-    Those train_step refers to (closure, globals, bound method); when it refers to none, those
-    the garbage collector knows, if a scheduler has wrapped optimizer.step (every one does).
-    """
-    found = [s for s in _referenced(train_step) if isinstance(s, LRScheduler) and s.optimizer is optimizer]
-    if found or "_wrapped_by_lr_sched" not in getattr(optimizer.step, "__dict__", {}):
-        return found
-    for r in gc.get_referrers(optimizer):
-        candidates = [r] if isinstance(r, LRScheduler) else []
-        if isinstance(r, dict) and r.get("optimizer") is optimizer:
-            candidates = [o for o in gc.get_referrers(r) if isinstance(o, LRScheduler)]
-        found += [s for s in candidates if getattr(s, "optimizer", None) is optimizer and s not in found]
-    return found
-
-
-def _referenced(fn: Any, depth: int = 2) -> Iterable[Any]:
-    """Objects a function refers to: closure cells, globals it names, a bound method's owner."""
-    if depth < 0:
-        return
-    owner = getattr(fn, "__self__", None)
-    if owner is not None:
-        yield owner
-        yield from vars(owner).values() if hasattr(owner, "__dict__") else ()
-        fn = getattr(fn, "__func__", fn)
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return
-    values = [c.cell_contents for c in (fn.__closure__ or ()) if _filled(c)]
-    names = getattr(fn, "__globals__", {})
-    values += [names[n] for n in code.co_names if n in names]
-    for v in values:
-        yield v
-        if callable(v) and hasattr(v, "__code__") and depth > 0:
-            yield from _referenced(v, depth - 1)
-
-
-def _filled(cell: Any) -> bool:
-    try:
-        cell.cell_contents  # noqa: B018
-    except ValueError:  # an empty cell
-        return False
-    return True
-
-
-def find_scalers(train_step: Callable[[], Any]) -> list[GradScaler]:
-    """The enabled GradScalers the training step refers to (closure, globals, bound method)."""
-    found: list[GradScaler] = []
-    for v in _referenced(train_step):
-        if isinstance(v, GradScaler) and v.is_enabled() and v not in found:
-            found.append(v)
-    return found
 
 
 class TrainingState:
@@ -241,7 +186,7 @@ class TrainingState:
             return
         now = torch.stack([_fingerprint(self.params[i]) for i in missing])
         before = self.start_prints[missing]
-        changed = ~((now == before) | (now.isnan() & before.isnan())).all(dim=1)
+        changed = moved_elements(now, before).any(dim=1)
         if bool(changed.any()):
             warnings.warn(
                 "diagnose could not restore parameters that train_step changed outside backward and "

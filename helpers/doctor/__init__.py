@@ -1,0 +1,21 @@
+"""The doctor: `diagnose` runs your training step under instrumentation and walks the debugging
+checklist; `watch_non_finite` finds the first module that makes a NaN or Inf.
+
+Its machinery lives here, apart from the core toolkit: saving and restoring the training state
+(state.py), the per-step probe (probe.py), the checklist as data (checklist.py), finding the
+step's schedulers and GradScaler (discover.py) and torch.compile handling (compiled.py).
+"""
+
+from helpers.doctor.checklist import CHECKLIST, Check
+from helpers.doctor.diagnosis import Diagnosis, diagnose
+from helpers.doctor.nonfinite import NonFiniteEvent, NonFiniteWatch, watch_non_finite
+
+__all__ = [
+    "CHECKLIST",
+    "Check",
+    "Diagnosis",
+    "NonFiniteEvent",
+    "NonFiniteWatch",
+    "diagnose",
+    "watch_non_finite",
+]
