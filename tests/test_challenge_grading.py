@@ -20,12 +20,12 @@ import pytest
 
 from autograd_course.challenge.notebooks import META_KEY, challenge_cells
 from autograd_course.cli import main
-from autograd_course.course import repo_root
+from autograd_course.course import course_root
 
 pytestmark = pytest.mark.slow
 
-SOL = repo_root() / "solutions"
-EXE = repo_root() / "exercises"
+SOL = course_root() / "solutions"
+EXE = course_root() / "exercises"
 
 
 def _read(folder: Path, ex_id: str) -> nbformat.NotebookNode:

@@ -120,7 +120,7 @@ def test_start_seed_records_the_learner_and_stamps_the_exercises(tmp_path, capsy
     lesson = ws / "lessons" / course_notebooks()[0].name
     assert lesson.read_bytes() == course_notebooks()[0].read_bytes()
     assert main(["start", str(ws), "--seed", "bob"]) == 2  # someone else's workspace: nothing changes
-    assert "belongs to learner 'alice@example.org'" in capsys.readouterr().out
+    assert "belongs to learner 'alice@example.org'" in capsys.readouterr().err
     (ws / exercise_notebooks()[0].name).write_text("edited")
     assert main(["reset", "a", "--dir", str(ws)]) == 0  # lower case; the restored copy keeps the learner
     restored = json.loads((ws / exercise_notebooks()[0].name).read_text())

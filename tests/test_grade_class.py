@@ -18,12 +18,12 @@ import nbformat
 import pytest
 
 from autograd_course.cli import main
-from autograd_course.course import repo_root
-from autograd_course.grading.sandbox import bwrap_problem
+from autograd_course.course import course_root
+from autograd_course.execution.sandbox import bwrap_problem
 
 pytestmark = pytest.mark.slow
 
-SOL, EXE = repo_root() / "solutions", repo_root() / "exercises"
+SOL, EXE = course_root() / "solutions", course_root() / "exercises"
 
 
 def _nb(folder: Path, ex_id: str) -> nbformat.NotebookNode:

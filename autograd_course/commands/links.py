@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass
 from urllib.parse import quote, urlencode, urlparse
 
@@ -90,12 +91,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Print the links; exit 2 for a repository or hub that is not an https URL."""
     if args.hub and urlparse(args.hub).scheme not in ("http", "https"):
-        print(f"error: expected --hub as an https URL like https://hub.example.edu; got {args.hub!r}")
+        print(
+            f"error: expected --hub as an https URL like https://hub.example.edu; got {args.hub!r}",
+            file=sys.stderr,
+        )
         return 2
     try:
         links = notebook_links(args.repo, args.ref, args.hub)
     except ValueError as exc:
-        print(f"error: {exc}")
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.markdown:
         print(markdown_table(links))

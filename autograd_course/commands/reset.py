@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 from pathlib import Path
+
+from autograd_course.course import COURSE_MAP
+
+LESSON_RANGE = f"{COURSE_MAP[0].number}-{COURSE_MAP[-1].number}"
 
 NAME = "reset"
 HELP = "restore one exercise (A, b, M1...) or lesson (03) in your workspace; yours goes to backups/"
@@ -13,7 +18,7 @@ HELP = "restore one exercise (A, b, M1...) or lesson (03) in your workspace; you
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """NAME and --dir."""
     parser.add_argument(
-        "exercise", help="exercise id (A-E, M1-M3, any case), lesson number (00-12) or file name"
+        "exercise", help=f"exercise id (A-E, M1-M3, any case), lesson number ({LESSON_RANGE}) or file name"
     )
     parser.add_argument("--dir", default="my-work", help="workspace folder (default: my-work)")
 
@@ -43,7 +48,8 @@ def main(args: argparse.Namespace) -> int:
     if found is None:
         print(
             f"error: no exercise or lesson {args.exercise!r}; expected one of "
-            f"{', '.join(exercise_ids())} (exercises, any case) or a lesson number (00-12)"
+            f"{', '.join(exercise_ids())} (exercises, any case) or a lesson number ({LESSON_RANGE})",
+            file=sys.stderr,
         )
         return 2
     source, target = found

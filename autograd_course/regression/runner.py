@@ -13,9 +13,10 @@ from typing import Any
 
 import nbformat
 
-from autograd_course.course import content_dir, course_notebooks, repo_root
+from autograd_course.course import content_dir, course_notebooks, course_root
+from autograd_course.execution.kernel import KernelRegistry
 from autograd_course.regression.environment import course_version, probe_interpreter
-from autograd_course.regression.execute import KernelRegistry, NotebookJob, execute_notebook
+from autograd_course.regression.execute import NotebookJob, execute_notebook
 from autograd_course.regression.params import declared_parameters, type_parameters
 from autograd_course.regression.report import NotebookResult, RunReport
 
@@ -44,7 +45,7 @@ def collect_notebooks(paths: Sequence[Path] = (), root: Path | None = None) -> l
 
     The course order is notebooks/NN_*.ipynb sorted, then every notebook in solutions/ sorted.
     """
-    root = root or repo_root()
+    root = root or course_root()
     if not paths:
         lessons = course_notebooks("notebooks", root)
         solved = content_dir("solutions", root)
@@ -88,7 +89,7 @@ def _label_base(notebooks: Sequence[Path], root: Path) -> Path:
 
 def plan_jobs(notebooks: Sequence[Path], output: Path, raw_parameters: dict[str, str]) -> list[NotebookJob]:
     """One job per notebook: mirrored output path, typed parameters, undeclared names; checks first."""
-    root = repo_root().resolve()
+    root = course_root().resolve()
     base = _label_base(notebooks, root)
     output = output.resolve()
     jobs = []
@@ -136,7 +137,7 @@ def kernel_environment(kernel: str, device: str | None = None) -> dict[str, Any]
         exe = sys.executable
     env = {"python": None, "torch": None}
     env.update(probe_interpreter(exe, device, extra_env=dict(spec.env or {})))
-    env["course"] = course_version(repo_root())
+    env["course"] = course_version(course_root())
     return env
 
 
