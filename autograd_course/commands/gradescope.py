@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograd_course.course import course_root
+
 NAME = "gradescope"
 HELP = "build the Gradescope autograder bundle (setup.sh, run_autograder, the course package)"
 
@@ -18,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Write the bundle; exit 2 when --out exists (without --overwrite)."""
-    from autograd_course.course import course_root
+    # The grader imports torch: only for this command, not for every `autograd-course` call.
     from autograd_course.grading.gradescope import build_bundle
 
     out = Path(args.out).resolve()

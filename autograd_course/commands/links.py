@@ -7,6 +7,8 @@ import sys
 from dataclasses import dataclass
 from urllib.parse import quote, urlencode, urlparse
 
+from autograd_course.course import course_notebooks, exercise_notebooks
+
 NAME = "links"
 HELP = "print Open-in-Colab, Binder and JupyterHub (nbgitpuller) links for your fork of the course"
 
@@ -41,8 +43,6 @@ def _repo_parts(repo: str) -> tuple[str, str | None]:
 
 def notebook_links(repo: str, ref: str = "main", hub: str | None = None) -> list[NotebookLinks]:
     """Links for every lesson (notebooks/) and exercise (exercises/), in course order."""
-    from autograd_course.course import course_notebooks, exercise_notebooks
-
     url, slug = _repo_parts(repo)
     repo_dir = url.rsplit("/", 1)[-1]  # the folder nbgitpuller clones into
     paths = [f"notebooks/{p.name}" for p in course_notebooks()]

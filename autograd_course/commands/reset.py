@@ -7,7 +7,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from autograd_course.course import COURSE_MAP
+from autograd_course.course import COURSE_MAP, course_notebooks, exercise_ids, find_exercise
+from autograd_course.workspace import LESSONS, backup_path, copy_notebook, recorded_learner
 
 LESSON_RANGE = f"{COURSE_MAP[0].number}-{COURSE_MAP[-1].number}"
 
@@ -25,9 +26,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _source(name: str, workspace: Path) -> tuple[Path, Path] | None:
     """(course notebook, its place in the workspace) for an exercise id, lesson number or file name."""
-    from autograd_course.course import course_notebooks, find_exercise
-    from autograd_course.workspace import LESSONS
-
     exercise = find_exercise(name)
     if exercise is not None:
         return exercise, workspace / exercise.name
@@ -40,9 +38,6 @@ def _source(name: str, workspace: Path) -> tuple[Path, Path] | None:
 
 def main(args: argparse.Namespace) -> int:
     """Back up the learner's notebook (if any), then copy the fresh one."""
-    from autograd_course.course import exercise_ids
-    from autograd_course.workspace import backup_path, copy_notebook, recorded_learner
-
     workspace = Path(args.dir)
     found = _source(args.exercise, workspace)
     if found is None:

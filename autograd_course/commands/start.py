@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograd_course.workspace import LESSONS, populate, recorded_learner, write_learner
+
 NAME = "start"
 HELP = "create your workspace (default my-work/): every lesson and exercise; never overwrites a file"
 
@@ -22,8 +24,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Copy every notebook the workspace does not have yet; report what was kept."""
-    from autograd_course.workspace import LESSONS, populate, recorded_learner, write_learner
-
     dest = Path(args.dir)
     if dest.exists() and not dest.is_dir():
         print(

@@ -20,7 +20,9 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 from dataclasses import dataclass, field
+from importlib.util import find_spec
 from pathlib import Path
 
 __all__ = ["MODES", "Sandbox", "SandboxError", "bwrap_problem", "choose_sandbox", "release_cgroup"]
@@ -140,8 +142,6 @@ def release_cgroup(scratch: Path) -> None:
             group.rmdir()
             return
         except OSError:
-            import time
-
             time.sleep(0.05)
 
 
@@ -160,14 +160,12 @@ _LIMITS = (
 
 def _visible_roots() -> list[Path]:
     """Folders the kernel needs to read: the system, the Python installation, the course package."""
-    import autograd_course
-    import helpers
-
     paths = {Path(p) for p in ("/usr", "/opt") if Path(p).is_dir()}
     for key in ("stdlib", "platstdlib", "purelib", "platlib", "data"):
         paths.add(Path(sysconfig.get_paths()[key]))
     paths |= {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
-    paths |= {Path(autograd_course.__file__).parent, Path(helpers.__file__).parent}
+    # Found, not imported: helpers imports torch, and the CLI reads this module's MODES.
+    paths |= {Path(find_spec(name).origin).parent for name in ("autograd_course", "helpers")}
     real = {p.resolve() for p in paths if p.exists()}
     # Keep only the outermost folders: bwrap mounts them in order, inner ones would be redundant.
     return sorted(p for p in real if not any(q != p and q in p.parents for q in real))
