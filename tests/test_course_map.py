@@ -3,8 +3,7 @@
 import re
 
 from autograd_course import COURSE_MAP
-from autograd_course.course import course_root
-from autograd_course.course import Lesson, course_notebooks
+from autograd_course.course import Lesson, course_notebooks, course_root
 
 README = course_root() / "README.md"
 
