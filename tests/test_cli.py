@@ -34,7 +34,7 @@ def test_no_arguments_prints_help_and_the_map(capsys):
     assert "map" in out and course_map_text() in out
 
 
-def test_map_subcommand(capsys):
+def test_map_prints_the_course_map(capsys):
     assert main(["map"]) == 0
     assert capsys.readouterr().out == course_map_text() + "\n"
 

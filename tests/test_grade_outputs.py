@@ -44,7 +44,7 @@ def _records():
     ]
 
 
-def test_points_partial_credit_and_solution_policy():
+def test_points_give_part_credit_per_check_and_follow_the_solution_policy():
     alice1, alice2, bob1, zoe = _records()
     assert score(alice1) == 2 and score(alice2) == 1 and score(zoe) == 0
     assert score(bob1, "flag") == 2 and score(bob1, "zero") == 0
@@ -149,7 +149,7 @@ def test_archives_unpack_and_refuse_traversal_links_and_bombs(tmp_path):
     assert not (tmp_path / "evil.ipynb").exists()
 
 
-def test_students_from_layout_and_roster(tmp_path):
+def test_students_are_found_from_folders_files_and_the_roster(tmp_path):
     subs = tmp_path / "subs"
     (subs / "alice").mkdir(parents=True)
     (subs / "alice" / "A.ipynb").write_text("{}")
@@ -192,7 +192,7 @@ def test_merged_shards_equal_a_single_run(tmp_path, capsys):
     assert sorted(s for k in (1, 2, 3) for s in ids if in_shard(s, k, 3)) == ids
 
 
-def test_exit_codes_strict_and_bad_input(tmp_path, capsys):
+def test_exit_status_is_1_for_strict_failures_and_2_for_bad_input(tmp_path, capsys):
     subs, _ = _no_kernel_class(tmp_path)
     assert main(["grade", str(subs), "--out", str(tmp_path / "o"), "--shard", "4/3"]) == 2
     for option, value in (("--solution-viewed", "x"), ("--sandbox", "chroot")):
