@@ -38,7 +38,7 @@ from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.challenge.parts import part1_verdict, part2_verdict
 from autograd_course.challenge.verdict import Outcome, Verdict
 from autograd_course.execution.kernel import KernelSpec, execute_cells
-from autograd_course.execution.sandbox import Sandbox
+from autograd_course.execution.sandbox import Sandbox, course_import_path
 from autograd_course.protocol import LEARNER_ENV, USAGE_MIME
 
 __all__ = [
@@ -181,6 +181,8 @@ def _kernel_env(learner: str | None, scratch: Path, confined: bool) -> dict[str,
     env = {k: os.environ[k] for k in keep if k in os.environ and k != LEARNER_ENV}
     if learner:
         env[LEARNER_ENV] = learner
+    if confined:  # the export cell must run the grader's own course code, not another install's
+        env["PYTHONPATH"] = course_import_path()
     env |= {
         "PYTHONDONTWRITEBYTECODE": "1",
         "HOME": str(scratch / "home"),
