@@ -250,7 +250,14 @@ def test_non_notebooks_are_errors_with_a_reason(graded, name, words):
 
 def test_results_json_csv_and_summary(graded):
     out, records = graded["out"], graded["records"]
-    assert {r["status"] for r in records} <= {"passed", "failed", "not_attempted", "error", "timeout"}
+    assert {r["status"] for r in records} <= {
+        "passed",
+        "failed",
+        "not_attempted",
+        "error",
+        "timeout",
+        "missing",
+    }
     csv_lines = (out / "results.csv").read_text().splitlines()
     assert csv_lines[0] == (
         "student,submission,exercise,part,status,points,max_points,checks,hints,solution_viewed,message"
