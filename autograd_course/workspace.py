@@ -12,6 +12,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from autograd_course.course import course_notebooks, exercise_notebooks
 from autograd_course.learner import recorded_learner, write_learner
@@ -26,8 +27,10 @@ __all__ = [
     "backup_path",
     "copy_notebook",
     "populate",
+    "read_progress",
     "recorded_learner",
     "write_learner",
+    "write_progress",
 ]
 
 LESSONS = "lessons"
@@ -94,3 +97,28 @@ def backup_path(workspace: Path, target: Path) -> Path:
         candidate = folder / f"{target.stem}.{stamp}-{n}.ipynb"
         n += 1
     return candidate
+
+
+def write_progress(workspace: Path, records: list[Any], files: dict[str, Path]) -> None:
+    """Remember each checked notebook's outcome and modification time, for `progress`."""
+    path = workspace / PROGRESS_FILE
+    state = read_progress(workspace)
+    for name, nb in files.items():
+        mine = [r for r in records if r.submission == name]
+        state[name] = {
+            "mtime": nb.stat().st_mtime,
+            "exercises": sorted({r.exercise for r in mine}),
+            "passed": bool(mine) and all(r.status == "passed" for r in mine),
+            "statuses": [f"part {r.part}: {r.status}" if r.part else r.status for r in mine],
+        }
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(state, indent=1) + "\n")
+
+
+def read_progress(workspace: Path) -> dict:
+    """The progress state `check` wrote, or {} when there is none (or it is unreadable)."""
+    try:
+        data = json.loads((workspace / PROGRESS_FILE).read_text())
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_run import floor_once
 
-from autograd_course.challenge.grading import Submission, grade_folder
 from autograd_course.course import content_dir
-from autograd_course.grading.sandbox import choose_sandbox
+from autograd_course.execution.sandbox import choose_sandbox
+from autograd_course.grading.grade import Submission, grade_folder
 
 TARGET = 1.0
 

@@ -7,11 +7,11 @@ import os
 import re
 
 from autograd_course.cli import main
-from autograd_course.course import repo_root
+from autograd_course.course import course_root
 
 
 def _exercises():
-    return sorted((repo_root() / "exercises").glob("*.ipynb"))
+    return sorted((course_root() / "exercises").glob("*.ipynb"))
 
 
 def test_start_copies_every_exercise_and_never_overwrites(tmp_path, capsys):
@@ -40,7 +40,7 @@ def test_start_refuses_a_file_as_workspace(tmp_path, capsys):
     target = tmp_path / "afile"
     target.write_text("x")
     assert main(["start", str(target)]) == 2
-    assert "not a folder" in capsys.readouterr().out and target.read_text() == "x"
+    assert "not a folder" in capsys.readouterr().err and target.read_text() == "x"
 
 
 def test_reset_backs_up_the_learners_version_then_restores(tmp_path, capsys):
@@ -58,7 +58,7 @@ def test_reset_backs_up_the_learners_version_then_restores(tmp_path, capsys):
 
 def test_reset_unknown_exercise_is_a_clear_error(tmp_path, capsys):
     assert main(["reset", "Z9", "--dir", str(tmp_path)]) == 2
-    assert "expected one of A, B" in capsys.readouterr().out
+    assert "expected one of A, B" in capsys.readouterr().err
 
 
 def test_progress_reads_the_last_check_and_notices_edits(tmp_path, capsys):
@@ -82,7 +82,8 @@ def test_progress_reads_the_last_check_and_notices_edits(tmp_path, capsys):
 
 def test_progress_without_workspace_says_what_to_do(tmp_path, capsys):
     assert main(["progress", "--dir", str(tmp_path / "nope")]) == 2
-    assert "autograd-course start" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "error: " in captured.err and "autograd-course start" in captured.err and not captured.out
 
 
 def test_grade_refuses_out_inside_submissions_and_writes_nothing(tmp_path, capsys):
@@ -94,8 +95,8 @@ def test_grade_refuses_out_inside_submissions_and_writes_nothing(tmp_path, capsy
     assert sorted(p.name for p in subs.rglob("*")) == before
     assert main(["grade", str(tmp_path / "missing"), "--out", str(tmp_path / "r")]) == 2
     assert main(["grade", str(subs), "--out", str(tmp_path / "r"), "--jobs", "0"]) == 2
-    out = capsys.readouterr().out
-    assert "inside the submissions folder" in out and "not a folder" in out and "--jobs >= 1" in out
+    err = capsys.readouterr().err
+    assert "inside the submissions folder" in err and "not a folder" in err and "--jobs >= 1" in err
 
 
 def test_grade_never_overwrites_existing_results(tmp_path, capsys):
@@ -106,18 +107,18 @@ def test_grade_never_overwrites_existing_results(tmp_path, capsys):
     (out / "results.json").write_text("earlier results")
     assert main(["grade", str(subs), "--out", str(out)]) == 2
     assert (out / "results.json").read_text() == "earlier results"
-    assert "--overwrite" in capsys.readouterr().out
+    assert "--overwrite" in capsys.readouterr().err
 
 
 def test_check_without_notebooks_is_a_clear_error(tmp_path, capsys):
     assert main(["check", str(tmp_path / "nothing")]) == 2
-    assert "autograd-course start" in capsys.readouterr().out
+    assert "autograd-course start" in capsys.readouterr().err
 
 
 def test_check_hands_the_grader_absolute_paths(tmp_path, monkeypatch, capsys):
     # The grader's kernel runs in a scratch folder, so a relative PATH must be resolved first.
-    import autograd_course.challenge.grading as grading
-    from autograd_course.challenge.results import Record
+    import autograd_course.grading.grade as grading
+    from autograd_course.grading.results import Record
 
     seen = {}
 

@@ -1,4 +1,4 @@
-"""The kernel-side export, judged by the pure verdict functions the grader calls (C4), without a kernel."""
+"""The kernel-side export, judged by the pure verdict functions the grader calls, without a kernel."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """The `autograd-course` command: help with the course map, and the `map` subcommand."""
 
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -8,6 +9,7 @@ import pytest
 
 from autograd_course import COURSE_MAP
 from autograd_course.cli import build_parser, course_map_text, main
+from autograd_course.commands._verbosity import configure_logging
 
 SCRIPT = Path(sys.executable).with_name("autograd-course")
 
@@ -34,7 +36,7 @@ def test_no_arguments_prints_help_and_the_map(capsys):
     assert "map" in out and course_map_text() in out
 
 
-def test_map_subcommand(capsys):
+def test_map_prints_the_course_map(capsys):
     assert main(["map"]) == 0
     assert capsys.readouterr().out == course_map_text() + "\n"
 
@@ -120,7 +122,7 @@ def test_start_seed_records_the_learner_and_stamps_the_exercises(tmp_path, capsy
     lesson = ws / "lessons" / course_notebooks()[0].name
     assert lesson.read_bytes() == course_notebooks()[0].read_bytes()
     assert main(["start", str(ws), "--seed", "bob"]) == 2  # someone else's workspace: nothing changes
-    assert "belongs to learner 'alice@example.org'" in capsys.readouterr().out
+    assert "belongs to learner 'alice@example.org'" in capsys.readouterr().err
     (ws / exercise_notebooks()[0].name).write_text("edited")
     assert main(["reset", "a", "--dir", str(ws)]) == 0  # lower case; the restored copy keeps the learner
     restored = json.loads((ws / exercise_notebooks()[0].name).read_text())
@@ -137,3 +139,21 @@ def test_reset_restores_a_lesson_into_lessons(tmp_path):
     assert main(["reset", "03", "--dir", str(ws)]) == 0
     (restored,) = (ws / "lessons").glob("03_*.ipynb")
     assert restored.read_bytes() == course_notebooks()[3].read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("flag", "level"), [([], "INFO"), (["--quiet"], "WARNING"), (["--verbose"], "DEBUG")]
+)
+@pytest.mark.parametrize(("command", "logger"), [("grade", "grading"), ("run", "regression")])
+def test_quiet_and_verbose_set_the_level_of_the_tools_log(command, logger, flag, level, capsys):
+    args = build_parser().parse_args([command, *flag] + (["--out", "x"] if command == "grade" else []))
+    log = configure_logging(args, f"autograd_course.{logger}")
+    assert logging.getLevelName(log.level) == level
+    log.info("progress line")
+    assert ("progress line" in capsys.readouterr().err) == (level != "WARNING")
+
+
+def test_quiet_and_verbose_exclude_each_other(capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "--quiet", "--verbose"])
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -2,10 +2,10 @@
 
 import re
 
-from autograd_course import COURSE_MAP, repo_root
-from autograd_course.course import Lesson, course_notebooks
+from autograd_course import COURSE_MAP
+from autograd_course.course import Lesson, course_notebooks, course_root
 
-README = repo_root() / "README.md"
+README = course_root() / "README.md"
 
 
 def _readme_rows() -> list[tuple[str, str, str, int]]:
@@ -38,5 +38,13 @@ def test_course_notebooks_are_numbered_files_in_order(tmp_path, monkeypatch):
     for name in ["01_b.ipynb", "00_a.ipynb", "notes.ipynb", "10_c.ipynb", "02_d.txt"]:
         (folder / name).write_text("{}")
     monkeypatch.setenv("AUTOGRAD_COURSE_ROOT", str(tmp_path))
-    assert repo_root() == tmp_path.resolve()
+    assert course_root() == tmp_path.resolve()
     assert [p.name for p in course_notebooks()] == ["00_a.ipynb", "01_b.ipynb", "10_c.ipynb"]
+
+
+def test_every_lesson_of_the_course_map_has_its_notebook():
+    numbers = {p.name[:2] for p in course_notebooks()}
+    missing = [f"{lesson.number} {lesson.title}" for lesson in COURSE_MAP if lesson.number not in numbers]
+    assert not missing, f"lessons of the course map without a notebook in notebooks/: {missing}"
+    extra = sorted(numbers - {lesson.number for lesson in COURSE_MAP})
+    assert not extra, f"notebooks/ holds lessons the course map lacks: {extra}"

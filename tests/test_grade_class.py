@@ -6,6 +6,7 @@ the expensive part, so hostile submissions are stub exercises with one hostile c
 
 from __future__ import annotations
 
+import copy
 import csv
 import hashlib
 import io
@@ -17,13 +18,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.cli import main
-from autograd_course.course import repo_root
-from autograd_course.grading.sandbox import bwrap_problem
+from autograd_course.course import course_root
+from autograd_course.execution.sandbox import bwrap_problem
 
 pytestmark = pytest.mark.slow
 
-SOL, EXE = repo_root() / "solutions", repo_root() / "exercises"
+SOL, EXE = course_root() / "solutions", course_root() / "exercises"
 
 
 def _nb(folder: Path, ex_id: str) -> nbformat.NotebookNode:
@@ -45,10 +47,45 @@ def _tree(folder: Path) -> dict[str, str]:
     }
 
 
+def _cell(nb, part: int, role: str) -> int:
+    return next(i for i, m in challenge_cells(nb) if m["part"] == part and m["role"] == role)
+
+
+def _graded_by_metadata(root: Path) -> None:
+    """Submissions that test how answers are found and judged: moved cells, monkeypatching, non-notebooks."""
+    carol = _nb(SOL, "C")  # cells reordered, duplicated and deleted: found by metadata, not position
+    del carol.cells[_cell(carol, 1, "answer")]
+    answer = carol.cells.pop(_cell(carol, 2, "answer"))
+    duplicate = copy.deepcopy(answer)
+    duplicate["id"] = "duplicated-answer"
+    first_code = next(i for i, c in enumerate(carol.cells) if c.cell_type == "code")
+    carol.cells[first_code + 2 : first_code + 2] = [answer, duplicate]  # before the part 1 heading
+    carol.cells.insert(0, carol.cells.pop(_cell(carol, 2, "check")))  # the check runs first, and fails
+    nbformat.write(carol, root / "carol.ipynb")
+
+    dave = _nb(SOL, "D")  # a broken fix plus monkeypatching that fools the in-kernel check
+    i = _cell(dave, 2, "answer")
+    dave.cells[i].source = (
+        "import autograd_course.challenge.exercise as _ex\n"
+        "import autograd_course.challenge.fixcheck as _fc\n"
+        "torch.allclose = lambda *a, **k: True\n"
+        "torch.equal = lambda *a, **k: True\n"
+        "_fc.judge_fix = _ex.judge_fix = lambda *a, **k: (True, 'looks fine to me')\n"
+        "open('written_by_learner.txt', 'w').write('cwd is not the submissions folder')\n"
+        "fixed_setup, fixed_step = broken_setup, broken_step\n"
+    )
+    nbformat.write(dave, root / "dave.ipynb")
+
+    (root / "broken.ipynb").write_text('{"cells": [')
+    (root / "notes.txt").write_text("not a notebook")
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]), root / "plain.ipynb")
+
+
 def _class(root: Path, outside: Path) -> Path:
     subs = root / "submissions"
-    (subs / "alice").mkdir(parents=True)
-    nbformat.write(_nb(SOL, "A"), subs / "alice" / "A.ipynb")
+    (subs / "alice" / "week1").mkdir(parents=True)  # any name, nested: the cells' metadata say what it is
+    nbformat.write(_nb(SOL, "A"), subs / "alice" / "week1" / "anything.ipynb")
+    _graded_by_metadata(subs)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("work/B_frozen_layer.ipynb", nbformat.writes(_nb(SOL, "B")))
@@ -63,7 +100,7 @@ def _class(root: Path, outside: Path) -> Path:
         zf.writestr("../../escaped.ipynb", "{}")
     (subs / "dina.zip").write_bytes(buf.getvalue())
     (subs / "erin.ipynb").write_text("")
-    alice = subs / "alice" / "A.ipynb"
+    alice = subs / "alice" / "week1" / "anything.ipynb"
     hostile = {
         "net": "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=5)",
         "peek": f"open({str(alice)!r}).read()",
@@ -82,6 +119,7 @@ def _class(root: Path, outside: Path) -> Path:
         ("dina", "Dina D"),
         ("erin", "Erin E"),
     ]
+    rows += [(n, n.title()) for n in ("carol", "dave", "broken", "notes", "plain")]
     rows += [(f"h_{n}", n) for n in hostile] + [("zoe", "Zoe Z")]
     roster.write_text("id,name,files\n" + "".join(f"{i},{n},\n" for i, n in rows))
     return roster
@@ -168,3 +206,68 @@ def test_feedback_per_student_without_solutions(graded):
     assert "BEGIN SOLUTION" not in text and "def " not in text
     assert (graded["out"] / "feedback" / "alice.html").read_text().startswith("<!doctype html>")
     assert "Nothing was submitted" in (graded["out"] / "feedback" / "zoe.md").read_text()
+
+
+def _by(records, submission):
+    return {r["part"]: r for r in records if r["submission"] == submission}
+
+
+def test_solution_passes_both_parts_in_a_nested_folder(graded):
+    got = _by(graded["records"], "alice/week1/anything.ipynb")
+    assert {p: r["status"] for p, r in got.items()} == {1: "passed", 2: "passed"}
+    assert all(r["exercise"] == "A" for r in got.values())
+
+
+def test_reordered_duplicated_and_deleted_cells_are_found_by_metadata(graded):
+    got = _by(graded["records"], "carol.ipynb")
+    assert got[1]["status"] == "not_attempted" and "missing" in got[1]["message"]
+    assert got[2]["status"] == "passed"
+
+
+def test_monkeypatching_in_the_notebook_does_not_turn_a_failure_into_a_pass(graded):
+    got = _by(graded["records"], "dave.ipynb")
+    assert got[1]["status"] == "passed"
+    assert got[2]["status"] == "failed" and "gradients carry over" in got[2]["message"]
+    executed = nbformat.read(graded["out"] / "executed" / "dave.ipynb", as_version=4)
+    check = executed.cells[_cell(executed, 2, "check")]
+    # The in-kernel check cell is kept but not run: the grader's own judgement is the verdict.
+    assert "check()" in check.source and check.outputs == []
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("broken.ipynb", "broken JSON"),
+        ("erin.ipynb", "empty file"),
+        ("notes.txt", "broken JSON"),
+        ("plain.ipynb", "no challenge cells"),
+    ],
+)
+def test_non_notebooks_are_errors_with_a_reason(graded, name, words):
+    (record,) = [r for r in graded["records"] if r["submission"] == name]
+    assert record["status"] == "error" and words in record["message"]
+
+
+def test_results_json_csv_and_summary(graded):
+    out, records = graded["out"], graded["records"]
+    assert {r["status"] for r in records} <= {
+        "passed",
+        "failed",
+        "not_attempted",
+        "error",
+        "timeout",
+        "missing",
+    }
+    csv_lines = (out / "results.csv").read_text().splitlines()
+    assert csv_lines[0] == (
+        "student,submission,exercise,part,status,points,max_points,checks,hints,solution_viewed,message"
+    )
+    assert len(csv_lines) == len(records) + 1
+    summary = (out / "summary.md").read_text()
+    assert "| A | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 100% |" in summary  # alice passed
+    assert "| C | 1 | 0 | 0 | 1 | 0 | 0 | 0 | 0% |" in summary  # carol's part 1 answer is gone
+
+
+def test_feedback_never_contains_check_code(graded):
+    for r in graded["records"]:
+        assert "def " not in r["message"] and "Traceback" not in r["message"]

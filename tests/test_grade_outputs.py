@@ -15,14 +15,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-import autograd_course.grading.sandbox as sandbox_mod
-from autograd_course.challenge.grading import Record, part2_checks, usage_of
-from autograd_course.challenge.results import write_results
-from autograd_course.challenge.scoring import exercise_max, score
+import autograd_course.execution.sandbox as sandbox_mod
 from autograd_course.challenge.verdict import Outcome, Verdict
 from autograd_course.cli import main
 from autograd_course.grading.archives import ArchiveError, unpack
+from autograd_course.grading.grade import Record, part2_checks, usage_of
 from autograd_course.grading.gradescope import build_bundle, run_autograder
+from autograd_course.grading.results import write_results
+from autograd_course.grading.scoring import exercise_max, score
 from autograd_course.grading.shards import in_shard
 from autograd_course.grading.students import RosterError, find_students
 
@@ -44,11 +44,11 @@ def _records():
     ]
 
 
-def test_points_partial_credit_and_solution_policy():
+def test_points_give_part_credit_per_check_and_follow_the_solution_policy():
     alice1, alice2, bob1, zoe = _records()
     assert score(alice1) == 2 and score(alice2) == 1 and score(zoe) == 0
     assert score(bob1, "flag") == 2 and score(bob1, "zero") == 0
-    assert exercise_max("A") == 6  # part 1: 2, part 2: 1 for each of its 4 checks
+    assert exercise_max() == 6  # part 1: 2, part 2: 1 for each of its 4 checks
     with pytest.raises(ValueError, match="flag, zero"):
         score(bob1, "maybe")
 
@@ -149,7 +149,7 @@ def test_archives_unpack_and_refuse_traversal_links_and_bombs(tmp_path):
     assert not (tmp_path / "evil.ipynb").exists()
 
 
-def test_students_from_layout_and_roster(tmp_path):
+def test_students_are_found_from_folders_files_and_the_roster(tmp_path):
     subs = tmp_path / "subs"
     (subs / "alice").mkdir(parents=True)
     (subs / "alice" / "A.ipynb").write_text("{}")
@@ -192,11 +192,13 @@ def test_merged_shards_equal_a_single_run(tmp_path, capsys):
     assert sorted(s for k in (1, 2, 3) for s in ids if in_shard(s, k, 3)) == ids
 
 
-def test_exit_codes_strict_and_bad_input(tmp_path, capsys):
+def test_exit_status_is_1_for_strict_failures_and_2_for_bad_input(tmp_path, capsys):
     subs, _ = _no_kernel_class(tmp_path)
     assert main(["grade", str(subs), "--out", str(tmp_path / "o"), "--shard", "4/3"]) == 2
-    assert main(["grade", str(subs), "--out", str(tmp_path / "o"), "--solution-viewed", "x"]) == 2
-    assert main(["grade", str(subs), "--out", str(tmp_path / "o"), "--sandbox", "chroot"]) == 2
+    for option, value in (("--solution-viewed", "x"), ("--sandbox", "chroot")):
+        with pytest.raises(SystemExit) as stopped:  # argparse's choices
+            main(["grade", str(subs), "--out", str(tmp_path / "o"), option, value])
+        assert stopped.value.code == 2 and f"argument {option}: invalid choice" in capsys.readouterr().err
     only_missing = tmp_path / "empty"
     only_missing.mkdir()
     r = tmp_path / "r.csv"

@@ -55,7 +55,7 @@ def test_markdown_is_a_badge_table_with_a_row_per_notebook(capsys):
 @pytest.mark.parametrize("args", [["--repo", "teacher/fork"], ["--repo", FORK, "--hub", "hub.example.edu"]])
 def test_bad_urls_are_clear_errors(args, capsys):
     assert main(["links", *args]) == 2
-    assert "expected" in capsys.readouterr().out
+    assert "expected" in capsys.readouterr().err
 
 
 def test_readme_badges_follow_project_urls():

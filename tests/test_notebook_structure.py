@@ -18,10 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 TITLES = {lesson.number: lesson.title for lesson in COURSE_MAP}
 ERROR_SECTION = ("Symptom", "Reproduce", "Evidence", "Fix", "Check")
-# Density (issue 13): a lesson a learner can hold in mind; support code lives in the package.
+# Density: a lesson a learner can hold in mind; support code lives in the package.
 MAX_CELLS, MAX_CODE_CELLS = 45, 30
 MIN_ACTIVITIES = 2
-# The only cell tags a lesson may carry: papermill's, the setup cell (contract C2) and nbval's skip marker.
+# The only cell tags a lesson may carry: papermill's, the setup cell and nbval's skip marker.
 ALLOWED_TAGS = {"parameters", "setup", "nbval-ignore-output"}
 # What JupyterLab writes when a python3 kernel starts: stored the same, opening a lesson changes nothing.
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -223,7 +223,7 @@ def test_setup_cell_when_present_comes_first(path: Path) -> None:
     setup = [i for i, c in enumerate(cells) if "setup" in tags(c)]
     assert len(setup) <= 1, f"{path.name}: {len(setup)} cells tagged 'setup', expected at most one"
     if setup:
-        assert setup[0] == 0, f"{path.name}: the setup cell must be the first code cell (contract C2)"
+        assert setup[0] == 0, f"{path.name}: the setup cell must be the first code cell"
 
 
 @by_name
@@ -327,14 +327,11 @@ def imports_ipywidgets(path: Path) -> bool:
 @pytest.mark.parametrize("wanted", WIDGET_NOTEBOOKS)
 def test_widget_notebooks_have_widgets(wanted: str) -> None:
     present = [p for p in NOTEBOOKS if number(p) == wanted]
-    if not present:
-        pytest.skip(f"notebook {wanted} has not landed yet")
+    assert present, f"notebook {wanted} is missing from notebooks/"
     assert imports_ipywidgets(present[0]), f"{present[0].name}: the issue asks for a widget here"
 
 
 def test_course_has_widgets_in_three_notebooks() -> None:
-    if len(NOTEBOOKS) < len(COURSE_MAP):
-        pytest.skip(f"{len(NOTEBOOKS)} of {len(COURSE_MAP)} notebooks present; checked per notebook above")
     with_widgets = [p.name for p in NOTEBOOKS if imports_ipywidgets(p)]
     assert len(with_widgets) >= 3, f"widgets in {with_widgets}; the course needs them in at least three"
 

@@ -201,11 +201,11 @@ def test_sources_are_never_modified(runs):
     assert runs["after"] == runs["before"]
 
 
-def test_quiet_without_a_terminal(runs):
+def test_no_progress_bar_without_a_terminal(runs):
     assert "notebook/s" not in runs["cli_a"].stderr and "it/s" not in runs["cli_a"].stderr
 
 
-def test_second_run_plants_a_failure(runs):
+def test_a_planted_bad_parameter_fails_at_its_cell_in_the_second_run(runs):
     report_b = load_report(runs["b"])
     assert [(Path(r.path).name, r.status) for r in report_b.results] == [
         ("passes.ipynb", "passed"),

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
+import sys
 from pathlib import Path
 
-from autograd_course.protocol import LEARNER_ENV
+from autograd_course.learner import read_learner
+from autograd_course.workspace import write_progress
 
 NAME = "check"
 HELP = "grade your challenge notebooks (a file or a folder, default my-work/) in a fresh kernel"
@@ -21,19 +22,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="notebooks checked at once (default: 1)")
 
 
-def _learner(workspace: Path) -> str | None:
-    """The learner whose variants the workspace holds (C4: env, else course.json), or None."""
-    try:
-        from autograd_course.challenge.variants import read_learner
-    except ImportError:
-        return os.environ.get(LEARNER_ENV) or None
-    return read_learner(workspace)
-
-
 def main(args: argparse.Namespace) -> int:
     """Exit 0 only when every part of every notebook passes."""
-    from autograd_course.challenge.grading import Submission, grade_folder
-    from autograd_course.challenge.results import table_text, write_progress
+    # The grader imports torch: only when checking, not for every `autograd-course` call.
+    from autograd_course.grading.grade import Submission, grade_folder
+    from autograd_course.grading.results import table_text
 
     path = Path(args.path).resolve()  # the grader's kernel runs elsewhere: keep no relative path
     if path.is_file():
@@ -42,16 +35,22 @@ def main(args: argparse.Namespace) -> int:
         workspace = path
         notebooks = sorted(p for p in path.glob("*.ipynb") if not p.name.startswith("."))
     else:
-        print(f"error: {path} does not exist; expected a notebook or a folder (run `autograd-course start`)")
+        print(
+            f"error: {path} does not exist; expected a notebook or a folder (run `autograd-course start`)",
+            file=sys.stderr,
+        )
         return 2
     if not notebooks:
-        print(f"error: no notebooks in {path}; run `autograd-course start` first")
+        print(f"error: no notebooks in {path}; run `autograd-course start` first", file=sys.stderr)
         return 2
     if args.timeout <= 0 or args.jobs < 1:
-        print(f"error: expected a positive --timeout and --jobs >= 1, got {args.timeout} and {args.jobs}")
+        print(
+            f"error: expected a positive --timeout and --jobs >= 1, got {args.timeout} and {args.jobs}",
+            file=sys.stderr,
+        )
         return 2
     files = {nb.name: nb for nb in notebooks}
-    learner = _learner(workspace)
+    learner = read_learner(workspace)
     subs = [Submission(name, name, nb, learner=learner) for name, nb in files.items()]
     records = grade_folder(subs, jobs=args.jobs, timeout=args.timeout, progress=len(files) > 1)
     print(table_text(records))

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass
 from urllib.parse import quote, urlencode, urlparse
+
+from autograd_course.course import course_notebooks, exercise_notebooks
 
 NAME = "links"
 HELP = "print Open-in-Colab, Binder and JupyterHub (nbgitpuller) links for your fork of the course"
@@ -40,8 +43,6 @@ def _repo_parts(repo: str) -> tuple[str, str | None]:
 
 def notebook_links(repo: str, ref: str = "main", hub: str | None = None) -> list[NotebookLinks]:
     """Links for every lesson (notebooks/) and exercise (exercises/), in course order."""
-    from autograd_course.course import course_notebooks, exercise_notebooks
-
     url, slug = _repo_parts(repo)
     repo_dir = url.rsplit("/", 1)[-1]  # the folder nbgitpuller clones into
     paths = [f"notebooks/{p.name}" for p in course_notebooks()]
@@ -90,12 +91,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Print the links; exit 2 for a repository or hub that is not an https URL."""
     if args.hub and urlparse(args.hub).scheme not in ("http", "https"):
-        print(f"error: expected --hub as an https URL like https://hub.example.edu; got {args.hub!r}")
+        print(
+            f"error: expected --hub as an https URL like https://hub.example.edu; got {args.hub!r}",
+            file=sys.stderr,
+        )
         return 2
     try:
         links = notebook_links(args.repo, args.ref, args.hub)
     except ValueError as exc:
-        print(f"error: {exc}")
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.markdown:
         print(markdown_table(links))

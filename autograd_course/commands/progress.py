@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
+
+from autograd_course.course import exercise_titles
+from autograd_course.workspace import read_progress
 
 NAME = "progress"
 HELP = "show which challenge exercises are done (from your last `check`) and which to do next"
@@ -15,26 +18,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dir", default="my-work", help="workspace folder (default: my-work)")
 
 
-def _read_progress(workspace: Path) -> dict:
-    """The state `check` wrote (workspace/.autograd-course/progress.json), {} if none or unreadable."""
-    from autograd_course.protocol import PROGRESS_FILE
-
-    try:
-        data = json.loads((workspace / PROGRESS_FILE).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def main(args: argparse.Namespace) -> int:
     """Print one line per exercise and the next one to do; imports no torch (it stays fast)."""
-    from autograd_course.course import exercise_titles
-
     workspace = Path(args.dir)
     if not workspace.is_dir():
-        print(f"error: no workspace at {workspace}; run `autograd-course start` first")
+        print(f"error: no workspace at {workspace}; run `autograd-course start` first", file=sys.stderr)
         return 2
-    state = _read_progress(workspace)
+    state = read_progress(workspace)
     next_up = None
     print(f"Progress in {workspace} (from `autograd-course check`):")
     for ex_id, title in exercise_titles().items():

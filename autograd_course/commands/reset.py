@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 from pathlib import Path
+
+from autograd_course.course import COURSE_MAP, course_notebooks, exercise_ids, find_exercise
+from autograd_course.workspace import LESSONS, backup_path, copy_notebook, recorded_learner
+
+LESSON_RANGE = f"{COURSE_MAP[0].number}-{COURSE_MAP[-1].number}"
 
 NAME = "reset"
 HELP = "restore one exercise (A, b, M1...) or lesson (03) in your workspace; yours goes to backups/"
@@ -13,16 +19,13 @@ HELP = "restore one exercise (A, b, M1...) or lesson (03) in your workspace; you
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """NAME and --dir."""
     parser.add_argument(
-        "exercise", help="exercise id (A-E, M1-M3, any case), lesson number (00-12) or file name"
+        "exercise", help=f"exercise id (A-E, M1-M3, any case), lesson number ({LESSON_RANGE}) or file name"
     )
     parser.add_argument("--dir", default="my-work", help="workspace folder (default: my-work)")
 
 
 def _source(name: str, workspace: Path) -> tuple[Path, Path] | None:
     """(course notebook, its place in the workspace) for an exercise id, lesson number or file name."""
-    from autograd_course.course import course_notebooks, find_exercise
-    from autograd_course.workspace import LESSONS
-
     exercise = find_exercise(name)
     if exercise is not None:
         return exercise, workspace / exercise.name
@@ -35,15 +38,13 @@ def _source(name: str, workspace: Path) -> tuple[Path, Path] | None:
 
 def main(args: argparse.Namespace) -> int:
     """Back up the learner's notebook (if any), then copy the fresh one."""
-    from autograd_course.course import exercise_ids
-    from autograd_course.workspace import backup_path, copy_notebook, recorded_learner
-
     workspace = Path(args.dir)
     found = _source(args.exercise, workspace)
     if found is None:
         print(
             f"error: no exercise or lesson {args.exercise!r}; expected one of "
-            f"{', '.join(exercise_ids())} (exercises, any case) or a lesson number (00-12)"
+            f"{', '.join(exercise_ids())} (exercises, any case) or a lesson number ({LESSON_RANGE})",
+            file=sys.stderr,
         )
         return 2
     source, target = found

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from autograd_course.commands._verbosity import add_verbosity, configure_logging
+
 NAME = "run"
 HELP = "run the course headless with papermill and report what broke (or --compare two runs)"
 
@@ -33,6 +35,7 @@ def _positive_seconds(text: str) -> float:
 
 
 def _change_kinds(text: str) -> tuple[str, ...]:
+    # The regression stack needs papermill and nbval ([run]): imported only when `run` runs.
     from autograd_course.regression.compare import parse_change_kinds
 
     try:
@@ -100,6 +103,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --compare: list a duration change beyond this many percent "
         "(default: beyond the spread of the two runs themselves)",
     )
+    add_verbosity(parser)
 
 
 def _warn(message: str) -> None:
@@ -108,10 +112,6 @@ def _warn(message: str) -> None:
 
 def _compare(args: argparse.Namespace, compare_runs: Any) -> int:
     """Print the comparison; exit 1 only when a change of a --fail-on kind was found."""
-    from autograd_course.regression import RunError
-
-    if args.paths or args.parameter or args.output:
-        raise RunError("--compare takes two run folders and no notebooks, parameters or --output")
     comparison = compare_runs(*args.compare, duration_threshold=args.duration_threshold)
     print(comparison.to_json(args.fail_on) if args.json else comparison.to_markdown(), end="")
     if comparison.fails(args.fail_on):
@@ -124,6 +124,7 @@ def _compare(args: argparse.Namespace, compare_runs: Any) -> int:
 
 def main(args: argparse.Namespace) -> int:
     """Run the notebooks (exit 0 when all pass, 1 otherwise) or compare two runs (exit 1 on --fail-on)."""
+    # papermill and nbval ([run]): imported only when `run` runs, not for every `autograd-course` call.
     from autograd_course.regression import (
         ParameterError,
         RunError,
@@ -134,11 +135,14 @@ def main(args: argparse.Namespace) -> int:
         run_notebooks,
     )
 
+    configure_logging(args, "autograd_course.regression")
     # The report says what went wrong; papermill's and nbclient's log lines would only repeat it.
     logging.getLogger("papermill").addHandler(logging.NullHandler())
     logging.getLogger("papermill").propagate = False
     try:
         if args.compare:
+            if args.paths or args.parameter or args.output:
+                raise RunError("--compare takes two run folders and no notebooks, parameters or --output")
             return _compare(args, compare_runs)
         if args.json or args.fail_on or args.duration_threshold is not None:
             raise RunError("--json, --fail-on and --duration-threshold go with --compare RUN_A RUN_B")

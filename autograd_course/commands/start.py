@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+
+from autograd_course.workspace import LESSONS, populate, recorded_learner, write_learner
 
 NAME = "start"
 HELP = "create your workspace (default my-work/): every lesson and exercise; never overwrites a file"
@@ -21,19 +24,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Copy every notebook the workspace does not have yet; report what was kept."""
-    from autograd_course.workspace import LESSONS, populate, recorded_learner, write_learner
-
     dest = Path(args.dir)
     if dest.exists() and not dest.is_dir():
-        print(f"error: {dest} exists and is not a folder; expected a folder for your workspace")
+        print(
+            f"error: {dest} exists and is not a folder; expected a folder for your workspace", file=sys.stderr
+        )
         return 2
     seed = args.seed.strip() if args.seed is not None else None
     if seed is not None and not seed:
-        print("error: --seed needs a non-empty learner id, e.g. --seed alice@example.org")
+        print("error: --seed needs a non-empty learner id, e.g. --seed alice@example.org", file=sys.stderr)
         return 2
     recorded = recorded_learner(dest)
     if seed and recorded and seed != recorded:
-        print(f"error: {dest} belongs to learner {recorded!r} (course.json); start a new folder for {seed!r}")
+        print(
+            f"error: {dest} belongs to learner {recorded!r} (course.json); start a new folder for {seed!r}",
+            file=sys.stderr,
+        )
         return 2
     dest.mkdir(parents=True, exist_ok=True)
     learner = seed or recorded
@@ -42,7 +48,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         done = populate(dest, learner)
     except FileNotFoundError as exc:
-        print(f"error: {exc}")
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     for path in done.copied:
         print(f"copied {path}")

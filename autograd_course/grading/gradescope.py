@@ -8,10 +8,17 @@ then for every submission runs /autograder/run_autograder with the learner's fil
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import tempfile
 import zipfile
 from pathlib import Path
+
+from autograd_course.execution.sandbox import choose_sandbox
+from autograd_course.grading.grade import grade_folder
+from autograd_course.grading.results import write_results
+from autograd_course.grading.students import Student, submissions_of
 
 __all__ = ["SETUP_SH", "build_bundle", "gradescope_results", "run_autograder"]
 
@@ -88,13 +95,6 @@ def gradescope_results(records: list, warning: str = "") -> dict:
 
 def run_autograder(root: Path, timeout: float = 600, sandbox_mode: str = "auto") -> dict:
     """Grade the notebooks in root/submission as one learner; write root/results/results.json."""
-    import tempfile
-
-    from autograd_course.challenge.grading import grade_folder
-    from autograd_course.challenge.results import write_results
-    from autograd_course.grading.sandbox import choose_sandbox
-    from autograd_course.grading.students import Student, submissions_of
-
     learner = _learner(root)
     folder = root / "submission"
     files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
@@ -113,8 +113,6 @@ def run_autograder(root: Path, timeout: float = 600, sandbox_mode: str = "auto")
 
 
 def _main(argv: list[str] | None = None) -> int:
-    import argparse
-
     parser = argparse.ArgumentParser(prog="python -m autograd_course.grading.gradescope")
     parser.add_argument("--root", default=os.environ.get("AUTOGRADER_ROOT", "/autograder"))
     parser.add_argument("--timeout", type=float, default=600)

@@ -6,6 +6,8 @@ import hashlib
 import shutil
 from pathlib import Path
 
+from autograd_course.grading.results import read_results
+
 __all__ = ["ShardError", "in_shard", "merge_outputs", "parse_shard"]
 
 
@@ -31,8 +33,6 @@ def in_shard(student: str, k: int, n: int) -> bool:
 
 def merge_outputs(shards: list[Path], out: Path) -> tuple[list, dict]:
     """Records and metadata of every shard's output; their executed/ notebooks copied into out."""
-    from autograd_course.challenge.results import read_results
-
     records, meta = [], {}
     for folder in shards:
         if not (folder / "results.json").exists():

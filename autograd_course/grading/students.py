@@ -6,6 +6,9 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograd_course.grading.archives import ArchiveError, is_archive, unpack
+from autograd_course.grading.grade import Submission
+
 __all__ = ["RosterError", "Student", "find_students", "read_roster", "submissions_of"]
 
 
@@ -106,15 +109,12 @@ def find_students(subs: Path, roster: Path | None = None) -> list[Student]:
     return students
 
 
-def submissions_of(students: list[Student], subs: Path, scratch: Path) -> list:
+def submissions_of(students: list[Student], subs: Path, scratch: Path) -> list[Submission]:
     """The notebooks to grade: files as they are, archives unpacked (or refused) into scratch.
 
     In a student's folder only notebooks and archives count; a file directly under subs is graded
     whatever it is, so a stray upload shows up as an error rather than vanishing.
     """
-    from autograd_course.challenge.grading import Submission
-    from autograd_course.grading.archives import ArchiveError, is_archive, unpack
-
     found = []
     for n, student in enumerate(students):
         for path in student.files:

@@ -1,5 +1,6 @@
 """Regression runs of the course with papermill: run every notebook, report, compare two runs."""
 
+from autograd_course.execution.kernel import KernelRegistry
 from autograd_course.regression.compare import (
     CELL_NUMBERING,
     CHANGE_KINDS,
@@ -12,7 +13,7 @@ from autograd_course.regression.compare import (
 )
 from autograd_course.regression.durations import DurationCheck, check_durations
 from autograd_course.regression.environment import course_version, probe_interpreter
-from autograd_course.regression.execute import KernelRegistry, NotebookJob, execute_notebook
+from autograd_course.regression.execute import NotebookJob, execute_notebook
 from autograd_course.regression.params import (
     DeclaredParameter,
     ParameterError,

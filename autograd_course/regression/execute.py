@@ -1,27 +1,20 @@
-"""The one notebook executor of `run`, `grade` and `check`: a fresh kernel, timeouts, crash isolation.
+"""`run`'s notebook execution: papermill (parameters) over the one kernel executor's kernels.
 
-`execute_cells` runs a notebook held in memory (grading: the learner's cells plus the grader's
-export cell) with nbclient; `execute_notebook` runs a file with papermill (parameters) for `run`.
-Both start kernels through `kernel_manager`, which logs the kernel's own output, registers its
-process so an interrupted run can kill it, and, given a sandbox, launches it inside bubblewrap with
-resource limits (see autograd_course.grading.sandbox); both use the client that cleans up after a
-cell timeout, and both turn a timeout, a dead kernel or a kernel that will not start into a status.
+`execute_notebook` runs a file with papermill, starting its kernel through
+autograd_course.execution's `kernel_manager` (kernel log, registry for an interrupted run), with
+the client that cleans up after a cell timeout; a timeout, a dead kernel or a kernel that will not
+start becomes a status.
 """
 
 from __future__ import annotations
 
-import asyncio
-import re
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import papermill
-from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError
 from papermill.clientwrap import PapermillNotebookClient
 from papermill.engines import NBClientEngine, NotebookExecutionManager, papermill_engines
@@ -29,18 +22,14 @@ from papermill.exceptions import PapermillExecutionError
 from papermill.log import logger
 from papermill.utils import merge_kwargs, remove_args
 
+from autograd_course.execution.kernel import CleanupOnTimeout, KernelRegistry, KernelSpec, kernel_manager
 from autograd_course.regression.report import NotebookResult
 
 __all__ = [
     "ENGINE",
-    "CellError",
-    "Execution",
-    "KernelRegistry",
     "NotebookJob",
     "RegressionEngine",
-    "execute_cells",
     "execute_notebook",
-    "kernel_manager",
 ]
 
 ENGINE = "autograd-course"
@@ -89,27 +78,8 @@ class _SaveAtEndManager(NotebookExecutionManager):
         super().notebook_complete(**kwargs)
 
 
-class _CleanupOnTimeout:
-    """On a cell timeout, also stop the cell's output poller (a mixin for nbclient clients).
-
-    nbclient leaves that poller running when a cell times out (it expects the caller to carry
-    on); with the kernel killed right after, asyncio would report it as destroyed while pending.
-    """
-
-    async def _async_handle_timeout(self, timeout: int, cell: Any = None) -> Any:
-        current = asyncio.current_task()
-        for task in asyncio.all_tasks():
-            if task is not current and task.get_coro().__name__ == "_async_poll_output_msg":
-                task.cancel()
-        return await super()._async_handle_timeout(timeout, cell)
-
-
-class _RegressionClient(_CleanupOnTimeout, PapermillNotebookClient):
+class _RegressionClient(CleanupOnTimeout, PapermillNotebookClient):
     """Papermill's notebook client, cleaning up after a cell timeout."""
-
-
-class _CellsClient(_CleanupOnTimeout, NotebookClient):
-    """nbclient's notebook client, cleaning up after a cell timeout."""
 
 
 class RegressionEngine(NBClientEngine):
@@ -196,69 +166,6 @@ def _last_started_cell(executed: Any) -> int | None:
     return started[-1] if started else None
 
 
-class KernelRegistry:
-    """The kernel processes a run has started, so an interrupted run can stop them all."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._processes: set[Any] = set()
-
-    def __repr__(self) -> str:
-        return f"KernelRegistry({len(self._processes)} live)"
-
-    def add(self, process: Any) -> None:
-        """Remember a kernel process (a Popen)."""
-        with self._lock:
-            self._processes.add(process)
-
-    def kill_all(self) -> int:
-        """Kill every kernel still running; their notebooks end as dead-kernel errors."""
-        with self._lock:
-            live = [p for p in self._processes if p.poll() is None]
-        for process in live:
-            process.kill()
-        return len(live)
-
-
-def kernel_manager(
-    log_path: Path | None,
-    registry: KernelRegistry | None,
-    sandbox: Any = None,
-    scratch: Path | None = None,
-    cwd: Path | None = None,
-) -> type:
-    """A kernel manager class: logs the kernel's stdout/stderr, registers its process, sandboxes it.
-
-    With a sandbox (autograd_course.grading.sandbox.Sandbox) the kernel command is wrapped in it
-    and, as the sandbox has no network, the kernel talks over Unix sockets in `scratch`.
-    """
-    from jupyter_client.manager import AsyncKernelManager
-
-    class RunKernelManager(AsyncKernelManager):
-        def __init__(self, **kw: Any) -> None:
-            super().__init__(**kw)
-            if sandbox is not None and sandbox.confined and scratch is not None:
-                self.transport = "ipc"
-                self.ip = str(scratch / "k")
-                self.connection_file = str(scratch / "kernel.json")
-
-        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
-            if sandbox is not None and scratch is not None:
-                kernel_cmd = sandbox.wrap(list(kernel_cmd), scratch, cwd or scratch)
-            if log_path is None:
-                await super()._async_launch_kernel(kernel_cmd, **kw)
-            else:
-                with open(log_path, "ab") as log:  # Popen duplicates the descriptor; closing ours is safe
-                    kw.setdefault("stdout", log)
-                    kw.setdefault("stderr", log)
-                    await super()._async_launch_kernel(kernel_cmd, **kw)
-            process = getattr(self.provisioner, "process", None)
-            if registry is not None and process is not None:
-                registry.add(process)
-
-    return RunKernelManager
-
-
 def _read(path: Path) -> Any | None:
     """The executed notebook as papermill saved it, without the error banners papermill adds."""
     try:
@@ -306,7 +213,7 @@ def execute_notebook(
             # The kernel's cwd, set per kernel: papermill's own `cwd=` chdirs the whole process,
             # which parallel threads would race on.
             resources={"metadata": {"path": str(job.source.parent)}},
-            kernel_manager_class=kernel_manager(job.kernel_log, registry),
+            kernel_manager_class=kernel_manager(KernelSpec(log=job.kernel_log), registry),
             # Stop the throwaway kernel with a kill once its outputs are in: a graceful shutdown
             # of a kernel that imported torch waits ~2.7 s for it to exit, per notebook.
             shutdown_kernel="immediate",
@@ -337,142 +244,3 @@ def _record_abort(
         index = _last_started_cell(executed)
         if index is not None:
             result.cell_index = _source_index(executed, index, source_had_injected)
-
-
-class _Stopped(Exception):
-    """Raised from the cell-error hook to end a run early (stop_on_error said so)."""
-
-
-@dataclass
-class CellError:
-    """An error a cell raised: the cell (0-based index), the line in it, name and message."""
-
-    cell: int
-    line: int | None
-    name: str
-    message: str
-
-    def __repr__(self) -> str:
-        return f"CellError(cell {self.cell}, line {self.line}: {self.name})"
-
-    def where(self) -> str:
-        """'cell 5, line 3' (1-based, as Jupyter counts)."""
-        return f"cell {self.cell + 1}" + (f", line {self.line}" if self.line else "")
-
-
-@dataclass
-class Execution:
-    """How an in-memory notebook ran: passed, failed (a cell raised), timeout or error (the kernel)."""
-
-    status: str
-    duration_s: float = 0.0
-    message: str = ""
-    cell_index: int | None = None
-    errors: list[CellError] = field(default_factory=list)
-
-    def __repr__(self) -> str:
-        return f"Execution({self.status} in {self.duration_s:.1f} s, {len(self.errors)} cell errors)"
-
-
-_LINE = re.compile(r"line (\d+)")
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def _cell_errors(nb: Any) -> list[CellError]:
-    found = []
-    for i, cell in enumerate(nb.cells):
-        for out in cell.get("outputs", []):
-            if out.get("output_type") == "error":
-                text = _ANSI.sub("", "\n".join(out.get("traceback", [])))
-                lines = [int(m) for m in _LINE.findall(text)]
-                found.append(
-                    CellError(i, lines[0] if lines else None, out.get("ename", ""), out.get("evalue", ""))
-                )
-    return found
-
-
-def execute_cells(
-    nb: Any,
-    *,
-    cwd: Path,
-    timeout_s: float,
-    kernel: str = "python3",
-    env: dict[str, str] | None = None,
-    sandbox: Any = None,
-    scratch: Path | None = None,
-    kernel_log: Path | None = None,
-    start_timeout_s: float = 60,
-    grace_s: float = 30,
-    stop_on_error: Callable[[str, str], bool] | None = None,
-) -> Execution:
-    """Run every cell of nb (in place) in a fresh kernel within timeout_s in all; never raises for its faults.
-
-    Cell errors do not stop the run (they are listed); a notebook still running after timeout_s
-    is a timeout, a kernel that dies (killed by a limit, os._exit) an error. A watchdog kills the
-    kernel grace_s after the deadline in case the client itself hangs.
-    stop_on_error(name, message) -> True ends the run at that cell error (the rest is not run).
-    """
-    from nbclient.exceptions import DeadKernelError
-
-    registry = KernelRegistry()
-    deadline = time.monotonic() + timeout_s
-    client = _CellsClient(
-        nb,
-        timeout_func=lambda _cell: max(1, int(deadline - time.monotonic())),
-        startup_timeout=start_timeout_s,
-        shutdown_kernel="immediate",
-        allow_errors=True,
-        kernel_name=kernel,
-        resources={"metadata": {"path": str(cwd)}},
-        kernel_manager_class=kernel_manager(kernel_log, registry, sandbox, scratch, cwd),
-    )
-    current: list[int] = []
-    client.on_cell_start = lambda cell, cell_index: current.append(cell_index)
-
-    def on_error(cell: Any, cell_index: int, execute_reply: dict) -> None:
-        content = execute_reply.get("content", {})
-        if stop_on_error is not None and stop_on_error(content.get("ename", ""), content.get("evalue", "")):
-            raise _Stopped
-
-    client.on_cell_error = on_error
-    stop = threading.Event()
-
-    def watchdog() -> None:
-        if not stop.wait(max(0.0, deadline - time.monotonic()) + grace_s):
-            registry.kill_all()
-
-    threading.Thread(target=watchdog, daemon=True).start()
-    start = time.perf_counter()
-    result = Execution("passed")
-    try:
-        client.execute(env=env)
-    except _Stopped:
-        pass  # the cell's error is in its outputs; the status comes from it below
-    except CellTimeoutError:
-        result.status, result.message = "timeout", f"the notebook ran longer than {timeout_s:g} s"
-    except DeadKernelError:
-        result.status = "timeout" if time.monotonic() > deadline else "error"
-        result.message = (
-            f"the notebook ran longer than {timeout_s:g} s"
-            if result.status == "timeout"
-            else "the kernel died (killed by a memory, CPU-time or process limit, or it exited)"
-        )
-    except Exception as exc:  # a kernel that will not start, a broken client: recorded, never raised
-        result.status = "error"
-        result.message = (
-            f"the notebook could not be run: {type(exc).__name__}: {' '.join(str(exc).split())[:160]}"
-        )
-    finally:
-        stop.set()
-        registry.kill_all()
-        if sandbox is not None and scratch is not None:
-            from autograd_course.grading.sandbox import release_cgroup
-
-            release_cgroup(scratch)
-    result.duration_s = round(time.perf_counter() - start, 3)
-    result.errors = _cell_errors(nb)
-    if result.status != "passed":
-        result.cell_index = current[-1] if current else None
-    elif result.errors:
-        result.status, result.cell_index = "failed", result.errors[0].cell
-    return result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -12,10 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+from tqdm import tqdm
 
-from autograd_course.course import content_dir, course_notebooks, repo_root
+from autograd_course.course import content_dir, course_notebooks, course_root
+from autograd_course.execution.kernel import KernelRegistry
 from autograd_course.regression.environment import course_version, probe_interpreter
-from autograd_course.regression.execute import KernelRegistry, NotebookJob, execute_notebook
+from autograd_course.regression.execute import NotebookJob, execute_notebook
 from autograd_course.regression.params import declared_parameters, type_parameters
 from autograd_course.regression.report import NotebookResult, RunReport
 
@@ -31,6 +35,9 @@ __all__ = [
 ]
 
 
+log = logging.getLogger("autograd_course.regression")
+
+
 class RunError(ValueError):
     """Bad input to a run: a missing notebook, an output folder in use, an unknown kernel."""
 
@@ -44,7 +51,7 @@ def collect_notebooks(paths: Sequence[Path] = (), root: Path | None = None) -> l
 
     The course order is notebooks/NN_*.ipynb sorted, then every notebook in solutions/ sorted.
     """
-    root = root or repo_root()
+    root = root or course_root()
     if not paths:
         lessons = course_notebooks("notebooks", root)
         solved = content_dir("solutions", root)
@@ -88,7 +95,7 @@ def _label_base(notebooks: Sequence[Path], root: Path) -> Path:
 
 def plan_jobs(notebooks: Sequence[Path], output: Path, raw_parameters: dict[str, str]) -> list[NotebookJob]:
     """One job per notebook: mirrored output path, typed parameters, undeclared names; checks first."""
-    root = repo_root().resolve()
+    root = course_root().resolve()
     base = _label_base(notebooks, root)
     output = output.resolve()
     jobs = []
@@ -115,8 +122,6 @@ def _prepare_output(output: Path) -> None:
 
 
 def _kernel_spec(kernel: str) -> Any:
-    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
-
     try:
         return KernelSpecManager().get_kernel_spec(kernel)
     except NoSuchKernel:
@@ -136,7 +141,7 @@ def kernel_environment(kernel: str, device: str | None = None) -> dict[str, Any]
         exe = sys.executable
     env = {"python": None, "torch": None}
     env.update(probe_interpreter(exe, device, extra_env=dict(spec.env or {})))
-    env["course"] = course_version(repo_root())
+    env["course"] = course_version(course_root())
     return env
 
 
@@ -164,8 +169,6 @@ def _device(jobs: Sequence[NotebookJob], raw: dict[str, str]) -> str | None:
 def _progress(total: int, enabled: bool) -> Any:
     if not enabled:
         return None
-    from tqdm import tqdm
-
     return tqdm(total=total, unit="notebook", desc="run", file=sys.stderr)
 
 
@@ -173,6 +176,53 @@ def progress_wanted() -> bool:
     """A progress bar on a terminal, none in CI or when stderr is redirected."""
     ci = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
     return sys.stderr.isatty() and not ci
+
+
+def _execute_all(
+    planned: Sequence[NotebookJob], kernel: str, timeout_s: float, jobs: int, progress: bool
+) -> dict[str, NotebookResult]:
+    """Run the jobs `jobs` at a time; on Ctrl-C (or a bug) stop every kernel and start nothing new."""
+    results: dict[str, NotebookResult] = {}
+    bar = _progress(len(planned), progress)
+    kernels = KernelRegistry()
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="notebook")
+    try:
+        futures = [pool.submit(execute_notebook, job, kernel, timeout_s, registry=kernels) for job in planned]
+        for future in as_completed(futures):
+            result = future.result()
+            results[result.path] = result
+            (log.debug if bar is not None else log.info)(  # the bar says it already
+                "%d/%d %s: %s in %.1f s",
+                len(results),
+                len(planned),
+                result.path,
+                result.status,
+                result.duration_s,
+            )
+            if bar is not None:
+                bar.set_postfix_str(f"{result.path}: {result.status}", refresh=False)
+                bar.update(1)
+    except BaseException:
+        # The worker threads end at once instead of running their notebooks to completion.
+        pool.shutdown(wait=False, cancel_futures=True)
+        kernels.kill_all()
+        raise
+    finally:
+        pool.shutdown(wait=True)
+        if bar is not None:
+            bar.close()
+    return results
+
+
+def _finish(report: RunReport, planned: Sequence[NotebookJob], results: dict, output: Path) -> None:
+    """Put the results in plan order, with nbval cell numbers and paths relative to the run folder."""
+    report.torch_version, report.python_version = report.environment["torch"], report.environment["python"]
+    report.results = [results[job.label] for job in planned]
+    for job, r in zip(planned, report.results):
+        r.code_cell = code_cell_number(job.source, r.cell_index)
+        r.output = Path(r.output).relative_to(output).as_posix()
+        if r.kernel_log:
+            r.kernel_log = Path(r.kernel_log).relative_to(output).as_posix()
 
 
 def run_notebooks(
@@ -194,7 +244,6 @@ def run_notebooks(
     raw = dict(parameters or {})
     _kernel_spec(kernel)  # an unknown kernel is refused before anything is planned or probed
     planned = plan_jobs(notebooks, output, raw)
-    device = _device(planned, raw)
     output = output.resolve()
     _prepare_output(output)
     for job in planned:
@@ -202,7 +251,7 @@ def run_notebooks(
             warn(f"{job.label} does not declare {', '.join(job.undeclared)}: not passed to it")
     report = RunReport(
         parameters=raw,
-        device=device,
+        device=_device(planned, raw),
         torch_version=None,
         python_version=None,
         kernel=kernel,
@@ -210,42 +259,14 @@ def run_notebooks(
         jobs=jobs,
         started=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
+    log.info("running %d notebooks, %d at a time, into %s", len(planned), jobs, output)
     # The probe imports torch (seconds): it runs beside the notebooks, not before them.
-    probe = ThreadPoolExecutor(max_workers=1, thread_name_prefix="probe")
-    env_future = probe.submit(kernel_environment, kernel, device)
-    start = time.perf_counter()
-    results: dict[str, NotebookResult] = {}
-    bar = _progress(len(planned), progress)
-    kernels = KernelRegistry()
-    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="notebook")
-    try:
-        futures = [pool.submit(execute_notebook, job, kernel, timeout_s, registry=kernels) for job in planned]
-        for future in as_completed(futures):
-            result = future.result()
-            results[result.path] = result
-            if bar is not None:
-                bar.set_postfix_str(f"{result.path}: {result.status}", refresh=False)
-                bar.update(1)
-    except BaseException:
-        # Ctrl-C (or a bug): start nothing new and stop the kernels still running, so the
-        # worker threads end at once instead of running their notebooks to completion.
-        pool.shutdown(wait=False, cancel_futures=True)
-        kernels.kill_all()
-        raise
-    finally:
-        pool.shutdown(wait=True)
-        probe.shutdown(wait=True)
-        if bar is not None:
-            bar.close()
-    report.environment = env_future.result()
-    report.torch_version, report.python_version = report.environment["torch"], report.environment["python"]
-    report.results = [results[job.label] for job in planned]
-    for job, r in zip(planned, report.results):
-        r.code_cell = code_cell_number(job.source, r.cell_index)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="probe") as probe:
+        env_future = probe.submit(kernel_environment, kernel, report.device)
+        start = time.perf_counter()
+        results = _execute_all(planned, kernel, timeout_s, jobs, progress)
+        report.environment = env_future.result()
+    _finish(report, planned, results, output)
     report.duration_s = round(time.perf_counter() - start, 3)
-    for r in report.results:
-        r.output = Path(r.output).relative_to(output).as_posix()
-        if r.kernel_log:
-            r.kernel_log = Path(r.kernel_log).relative_to(output).as_posix()
     report.write(output)
     return report

@@ -1,4 +1,4 @@
-"""Each lesson as a learner first sees it in JupyterLab, before running anything (issue 13's UX points).
+"""Each lesson as a learner first sees it in JupyterLab, before running anything.
 
 Opened and left alone, a lesson must not be marked modified (its stored kernel metadata is what Lab
 writes), must show no raw widget text such as `VBox(children=...)` where no widget is live yet, and no

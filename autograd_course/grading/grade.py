@@ -1,7 +1,7 @@
 """Grading submitted notebooks: execute each in a fresh, sandboxed kernel, judge its exports outside it.
 
 Threat model. A submission is untrusted code. It runs only in a Jupyter kernel started by the one
-executor (autograd_course.regression.execute) inside the sandbox (autograd_course.grading.sandbox:
+executor (autograd_course.execution) inside the sandbox (autograd_course.execution.sandbox:
 bubblewrap, no network, read-only system, its own scratch folder, memory/CPU/process limits); the
 grader never imports or calls it. After the learner's cells, the grader runs one injected cell that
 writes the raw answers (stage name, a plain-data summary of the evidence, the fix's trace: weights
@@ -15,16 +15,30 @@ consistent with real training (it has then done the exercise).
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import os
 import sys
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import nbformat
+import torch
+from IPython.core.inputtransformer2 import TransformerManager
+from tqdm import tqdm
+
+from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.challenge.export import export_path
+from autograd_course.challenge.notebooks import challenge_cells
+from autograd_course.challenge.parts import part1_verdict, part2_verdict
+from autograd_course.challenge.verdict import Outcome, Verdict
+from autograd_course.execution.kernel import KernelSpec, execute_cells
+from autograd_course.execution.sandbox import Sandbox, course_import_path
 from autograd_course.protocol import LEARNER_ENV, USAGE_MIME
 
 __all__ = [
@@ -38,6 +52,7 @@ __all__ = [
     "parts_of",
 ]
 
+log = logging.getLogger("autograd_course.grading")
 STATUSES = ("passed", "failed", "not_attempted", "error", "timeout", "missing")
 _JUDGE_LOCK = threading.Lock()
 EXPORT_LIMIT = 64 << 20  # bytes an exported answer may have; a bigger one is refused unread
@@ -95,8 +110,6 @@ class Submission:
 
 def _syntax_problem(nb) -> str:
     """'' or where the first code cell that does not parse is (cell and line, 1-based)."""
-    from IPython.core.inputtransformer2 import TransformerManager
-
     transformer = TransformerManager()
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or not cell.source.strip():
@@ -112,8 +125,6 @@ def _syntax_problem(nb) -> str:
 
 def inspect_submission(path: Path) -> tuple[object | None, str]:
     """(notebook, "") when the file is a gradable notebook, else (None, the reason it is not)."""
-    import nbformat
-
     where = path.name
     try:
         raw = path.read_bytes()
@@ -147,9 +158,6 @@ def inspect_submission(path: Path) -> tuple[object | None, str]:
 
 def parts_of(nb) -> list[tuple[str, int]]:
     """The (exercise, part) pairs whose cells the notebook holds, found by cell metadata."""
-    from autograd_course.challenge.catalogue import EXERCISES
-    from autograd_course.challenge.notebooks import challenge_cells
-
     found = {
         (m["exercise"], m["part"])
         for _, m in challenge_cells(nb)
@@ -159,8 +167,6 @@ def parts_of(nb) -> list[tuple[str, int]]:
 
 
 def _inject(nb, exercises: dict[str, list[int]], export_dir: Path):
-    import nbformat
-
     lines = ["from autograd_course.challenge.export import export_answers as _ac_export_answers"]
     for ex_id, parts in exercises.items():
         lines.append(f"_ac_export_answers(globals(), {str(export_dir)!r}, {ex_id!r}, {parts!r})")
@@ -175,6 +181,8 @@ def _kernel_env(learner: str | None, scratch: Path, confined: bool) -> dict[str,
     env = {k: os.environ[k] for k in keep if k in os.environ and k != LEARNER_ENV}
     if learner:
         env[LEARNER_ENV] = learner
+    if confined:  # the export cell must run the grader's own course code, not another install's
+        env["PYTHONPATH"] = course_import_path()
     env |= {
         "PYTHONDONTWRITEBYTECODE": "1",
         "HOME": str(scratch / "home"),
@@ -206,29 +214,26 @@ def _refusal(execution, nb) -> str:
     return ""
 
 
-def grade_notebook(
-    sub: Submission, scratch: Path, executed: Path | None, budget: float, sandbox: Any = None
-) -> list[Record]:
-    """Execute one submission in a fresh kernel, then judge its exports with trusted code."""
-    from autograd_course.regression.execute import execute_cells
-
-    name = sub.name
+def _prepare(sub: Submission) -> tuple[Any, list[tuple[str, int]], str]:
+    """(notebook, its (exercise, part) pairs, "") when the submission can be graded, else (None, [], why)."""
     if sub.problem:
-        return [Record(name, "-", None, "error", sub.problem, sub.student)]
+        return None, [], sub.problem
     nb, reason = inspect_submission(sub.path)
     if nb is None:
-        return [Record(name, "-", None, "error", reason, sub.student)]
+        return None, [], reason
     pairs = parts_of(nb)
     if not pairs:
-        why = f"{sub.path.name}: no challenge cells found (cell metadata 'autograd_course')"
-        return [Record(name, "-", None, "error", why, sub.student)]
-    stored_usage = usage_of(nb)
+        return None, [], f"{sub.path.name}: no challenge cells found (cell metadata 'autograd_course')"
+    return nb, pairs, ""
+
+
+def _run(nb, pairs, sub: Submission, scratch: Path, budget: float, sandbox: Sandbox | None):
+    """Run the learner's cells and the export cell (check cells blanked) in a fresh kernel."""
     exercises: dict[str, list[int]] = {}
     for ex_id, part in pairs:
         exercises.setdefault(ex_id, []).append(part)
-    answered = _answered(nb)
-    export_dir, run_dir, home = scratch / "export", scratch / "cwd", scratch / "home"
-    for folder in (export_dir, run_dir, home):
+    export_dir, run_dir = scratch / "export", scratch / "cwd"
+    for folder in (export_dir, run_dir, scratch / "home"):
         folder.mkdir(parents=True, exist_ok=True)
     _inject(nb, exercises, export_dir)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -239,35 +244,49 @@ def grade_notebook(
     for i in checks:
         checks[i], nb.cells[i].source = nb.cells[i].source, ""
         nb.cells[i].outputs, nb.cells[i].execution_count = [], None  # stale outputs of another run
-    execution = execute_cells(
-        nb,
+    spec = KernelSpec(
         cwd=run_dir,
-        timeout_s=budget,
         env=_kernel_env(sub.learner, scratch, confined),
         sandbox=sandbox,
         scratch=scratch,
-        stop_on_error=lambda ename, evalue: bool(_refused(ename, evalue)),
+    )
+    execution = execute_cells(
+        nb, spec, budget, stop_on_error=lambda ename, evalue: bool(_refused(ename, evalue))
     )
     for i, source in checks.items():
         nb.cells[i].source = source
-    if executed is not None:
-        import nbformat
+    return execution, export_dir
 
+
+def _judge(execution, nb, pairs, sub: Submission, export_dir: Path) -> list[Record]:
+    """The records of one executed submission: the run's failure, or each part judged from its export."""
+    name = sub.name
+    if execution.status in ("timeout", "error"):
+        return [Record(name, ex, part, execution.status, execution.message) for ex, part in pairs]
+    if refused := _refusal(execution, nb):
+        return [Record(name, ex, part, "error", refused) for ex, part in pairs]
+    answered = _answered(nb)
+    with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
+        return [
+            judge_export(name, export_dir, ex, part, (ex, part) in answered, learner=sub.learner)
+            for ex, part in pairs
+        ]
+
+
+def grade_notebook(
+    sub: Submission, scratch: Path, executed: Path | None, budget: float, sandbox: Sandbox | None = None
+) -> list[Record]:
+    """Execute one submission in a fresh kernel, then judge its exports with trusted code."""
+    nb, pairs, why = _prepare(sub)
+    if nb is None:
+        return [Record(sub.name, "-", None, "error", why, sub.student)]
+    stored_usage = usage_of(nb)
+    execution, export_dir = _run(nb, pairs, sub, scratch, budget, sandbox)
+    if executed is not None:
         executed.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, executed)
+    records = _judge(execution, nb, pairs, sub, export_dir)
     usage = stored_usage | usage_of(nb)
-    if execution.status in ("timeout", "error"):
-        records = [
-            Record(name, ex, part, execution.status, execution.message, sub.student) for ex, part in pairs
-        ]
-    elif refused := _refusal(execution, nb):
-        records = [Record(name, ex, part, "error", refused, sub.student) for ex, part in pairs]
-    else:
-        with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
-            records = [
-                judge_export(name, export_dir, ex, part, (ex, part) in answered, learner=sub.learner)
-                for ex, part in pairs
-            ]
     for r in records:
         r.student = sub.student
         used = [u for u in usage if u[0] == r.exercise and u[1] == r.part]
@@ -298,19 +317,15 @@ def usage_of(nb) -> set[tuple[str, int, str, int]]:
 
 def _check_cells(nb) -> dict[int, str]:
     """{index: ""} of the challenge's check cells (role "check")."""
-    from autograd_course.challenge.notebooks import challenge_cells
-
     return {i: "" for i, m in challenge_cells(nb) if m.get("role") == "check"}
 
 
 def _answered(nb) -> set[tuple[str, int]]:
-    from autograd_course.challenge.notebooks import challenge_cells
-
     return {(m["exercise"], m.get("part")) for _, m in challenge_cells(nb) if m.get("role") == "answer"}
 
 
 def part2_checks(verdict) -> list[list[Any]]:
-    """[(check, passed)] of a part-2 verdict, as its `checks` say (C4)."""
+    """[(check, passed)] of a part-2 verdict, as its `checks` say."""
     return [[str(n), bool(ok)] for n, ok in verdict.checks]
 
 
@@ -324,12 +339,6 @@ def judge_export(
     name: str, export_dir: Path, ex_id: str, part: int, has_answer_cell: bool, learner: str | None = None
 ) -> Record:
     """Judge one exported part with trusted code, against the learner's own variant."""
-    import io
-
-    from autograd_course.challenge.export import export_path
-    from autograd_course.challenge.parts import part1_verdict, part2_verdict
-    from autograd_course.challenge.verdict import Outcome, Verdict
-
     if not has_answer_cell:
         return Record(name, ex_id, part, "not_attempted", "the answer cell of this part is missing")
     path = export_path(export_dir, ex_id, part)
@@ -349,8 +358,6 @@ def judge_export(
                     ex_id, learner or None, data.get("stage"), data.get("summary") or {}, seed
                 )
         else:
-            import torch
-
             trace = torch.load(io.BytesIO(_read_capped(path)), weights_only=True)
             seed = trace.get("seed", 0) if isinstance(trace, dict) else 0
             seed = seed if isinstance(seed, int) else 0
@@ -364,15 +371,6 @@ def judge_export(
     return Record(name, ex_id, part, verdict.status, verdict.message, checks=checks)
 
 
-def find_submissions(folder: Path) -> list[Path]:
-    """Every file under folder (any name, nested), except hidden files and checkpoints."""
-    return sorted(
-        p
-        for p in folder.rglob("*")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-    )
-
-
 def grade_folder(
     submissions: list[tuple[str, Path]] | list[Submission],
     *,
@@ -380,14 +378,13 @@ def grade_folder(
     timeout: float = 120.0,
     executed_dir: Path | None = None,
     progress: bool = True,
-    sandbox: Any = None,
+    sandbox: Sandbox | None = None,
 ) -> list[Record]:
     """Grade submissions `jobs` at a time, each in its own kernel; one bad one never stops the rest.
 
     Items are Submission values or (name, path) pairs (then the name is also the student).
+    progress draws a bar on stderr; each graded submission is also logged (logger "autograd_course.grading").
     """
-    from tqdm import tqdm
-
     if jobs < 1:
         raise ValueError(f"expected --jobs >= 1, got {jobs}")
     if timeout <= 0:
@@ -413,12 +410,10 @@ def grade_folder(
             futures = [pool.submit(one, k, sub) for k, sub in enumerate(subs)]
             for future in as_completed(futures):
                 with lock:
-                    records += future.result()
+                    done = future.result()
+                    records += done
                     bar.update(1)
+                    statuses = ", ".join(sorted({r.status for r in done}))
+                    log.info("graded %d/%d: %s (%s)", bar.n, len(subs), done[0].submission, statuses)
     bar.close()
     return records
-
-
-def records_to_json(records: list[Record]) -> list[dict]:
-    """Records as plain dicts (results.json rows)."""
-    return [asdict(r) for r in records]

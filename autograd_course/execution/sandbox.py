@@ -20,10 +20,20 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 from dataclasses import dataclass, field
+from importlib.util import find_spec
 from pathlib import Path
 
-__all__ = ["MODES", "Sandbox", "SandboxError", "bwrap_problem", "choose_sandbox", "release_cgroup"]
+__all__ = [
+    "MODES",
+    "Sandbox",
+    "SandboxError",
+    "bwrap_problem",
+    "choose_sandbox",
+    "course_import_path",
+    "release_cgroup",
+]
 
 MODES = ("auto", "bwrap", "none")
 NOBODY = 65534
@@ -140,8 +150,6 @@ def release_cgroup(scratch: Path) -> None:
             group.rmdir()
             return
         except OSError:
-            import time
-
             time.sleep(0.05)
 
 
@@ -158,16 +166,24 @@ _LIMITS = (
 )
 
 
+def _course_packages() -> list[Path]:
+    """The folders of the course's packages, as this process imports them."""
+    # Found, not imported: helpers imports torch, and the CLI reads this module's MODES.
+    return [Path(find_spec(name).origin).parent for name in ("autograd_course", "helpers")]
+
+
+def course_import_path() -> str:
+    """PYTHONPATH for a kernel that must import the same course code as the grader (not another install)."""
+    return os.pathsep.join(dict.fromkeys(str(p.parent) for p in _course_packages()))
+
+
 def _visible_roots() -> list[Path]:
     """Folders the kernel needs to read: the system, the Python installation, the course package."""
-    import autograd_course
-    import helpers
-
     paths = {Path(p) for p in ("/usr", "/opt") if Path(p).is_dir()}
     for key in ("stdlib", "platstdlib", "purelib", "platlib", "data"):
         paths.add(Path(sysconfig.get_paths()[key]))
     paths |= {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
-    paths |= {Path(autograd_course.__file__).parent, Path(helpers.__file__).parent}
+    paths |= set(_course_packages())
     real = {p.resolve() for p in paths if p.exists()}
     # Keep only the outermost folders: bwrap mounts them in order, inner ones would be redundant.
     return sorted(p for p in real if not any(q != p and q in p.parents for q in real))

@@ -1,4 +1,4 @@
-"""Grading results on disk: results.json/.csv, summary.md, gradebooks, feedback; the learner's progress."""
+"""Grading results on disk: results.json/.csv, summary.md, gradebooks, feedback, grading.json."""
 
 from __future__ import annotations
 
@@ -8,18 +8,16 @@ from dataclasses import asdict
 from pathlib import Path
 
 from autograd_course.challenge.catalogue import EXERCISES
-from autograd_course.challenge.grading import STATUSES, Record
-from autograd_course.challenge.scoring import part_max, score
-from autograd_course.protocol import PROGRESS_FILE
+from autograd_course.grading.feedback import write_feedback
+from autograd_course.grading.grade import STATUSES, Record
+from autograd_course.grading.gradebook import student_grades, write_gradebooks
+from autograd_course.grading.scoring import part_max, score
 
 __all__ = [
-    "PROGRESS_FILE",
     "exit_status",
-    "read_progress",
     "read_results",
     "summary_markdown",
     "table_text",
-    "write_progress",
     "write_results",
 ]
 
@@ -94,13 +92,10 @@ def write_results(
     warning: str = "",
 ) -> None:
     """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/ and grading.json in out."""
-    from autograd_course.grading.feedback import write_feedback
-    from autograd_course.grading.gradebook import student_grades, write_gradebooks
-
     names = dict(names or {})
     for r in records:
         r.student = r.student or r.submission
-        r.max_points = part_max(r.exercise, r.part) if r.exercise in EXERCISES and r.part else 0.0
+        r.max_points = part_max(r.part) if r.exercise in EXERCISES and r.part else 0.0
         r.points = score(r, policy)
     records = sorted(records, key=_order)
     out.mkdir(parents=True, exist_ok=True)
@@ -148,28 +143,3 @@ def table_text(records: list[Record]) -> str:
         [fmt.format(*head), fmt.format(*("-" * w for w in widths), "-------")]
         + [fmt.format(*r) for r in rows]
     )
-
-
-def write_progress(workspace: Path, records: list[Record], files: dict[str, Path]) -> None:
-    """Remember each checked notebook's outcome and modification time, for `progress`."""
-    path = workspace / PROGRESS_FILE
-    state = read_progress(workspace)
-    for name, nb in files.items():
-        mine = [r for r in records if r.submission == name]
-        state[name] = {
-            "mtime": nb.stat().st_mtime,
-            "exercises": sorted({r.exercise for r in mine}),
-            "passed": bool(mine) and all(r.status == "passed" for r in mine),
-            "statuses": [f"part {r.part}: {r.status}" if r.part else r.status for r in mine],
-        }
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(state, indent=1) + "\n")
-
-
-def read_progress(workspace: Path) -> dict:
-    """The progress state `check` wrote, or {} when there is none (or it is unreadable)."""
-    try:
-        data = json.loads((workspace / PROGRESS_FILE).read_text())
-    except (OSError, json.JSONDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}

@@ -1,6 +1,7 @@
-"""Course notebooks 2nd, 4th, ... run in a real JupyterLab: no errors, everything drawn, widgets live.
+"""Every course notebook run in a real JupyterLab: no errors, everything drawn, widgets live.
 
-The notebooks are split over two files so that two pytest-xdist workers (`--dist loadfile`) share them.
+Under `--dist loadfile` each notebook is scheduled on its own (tests/conftest.py: SPREAD_PER_TEST), so
+the workers share the notebooks as they finish them instead of taking fixed halves.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-@pytest.mark.parametrize("path", course_notebooks("notebooks")[1::2])
-def test_course_notebook_in_jupyterlab(open_notebook: Callable[[str], NotebookPage], path: str) -> None:
+@pytest.mark.parametrize("path", course_notebooks("notebooks"))
+def test_course_notebook_runs_clean_in_jupyterlab(
+    open_notebook: Callable[[str], NotebookPage], path: str
+) -> None:
     """A course notebook works for a reader who opens it in JupyterLab and runs all cells."""
     assert_works_in_jupyterlab(open_notebook(path))

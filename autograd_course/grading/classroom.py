@@ -1,0 +1,146 @@
+"""Grading a class end to end: find the students, grade (one shard of) them, or merge shards; write it all.
+
+`grade_class` and `merge_class` are what `autograd-course grade` runs. Bad input raises GradeInputError
+before anything is graded or written; the caller reports it and exits 2.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograd_course.course import content_dir
+from autograd_course.execution.sandbox import Sandbox, SandboxError, choose_sandbox
+from autograd_course.grading.grade import Record, grade_folder
+from autograd_course.grading.results import exit_status, summary_markdown, write_results
+from autograd_course.grading.shards import ShardError, in_shard, merge_outputs, parse_shard
+from autograd_course.grading.students import RosterError, Student, find_students, submissions_of
+
+__all__ = ["ClassOptions", "GradeInputError", "grade_class", "merge_class"]
+
+log = logging.getLogger("autograd_course.grading")
+
+
+class GradeInputError(ValueError):
+    """Input the grader cannot use (folders, roster, shard, sandbox); the message says what was expected."""
+
+
+@dataclass
+class ClassOptions:
+    """What `autograd-course grade` was asked to do."""
+
+    out: Path
+    submissions: Path | None = None
+    roster: Path | None = None
+    jobs: int = 2
+    timeout: float = 300
+    sandbox: str = "auto"
+    memory_gib: float = 4
+    policy: str = "flag"
+    strict: bool = False
+    shard: str | None = None
+    overwrite: bool = False
+
+    def __repr__(self) -> str:
+        return f"ClassOptions({self.submissions} -> {self.out}, shard {self.shard or 'all'})"
+
+
+def _check_out(options: ClassOptions) -> None:
+    results = options.out / "results.json"
+    if results.exists() and not options.overwrite:
+        raise GradeInputError(f"{results} exists; pass --overwrite or choose a new --out")
+
+
+def merge_class(options: ClassOptions, shards: list[Path]) -> int:
+    """Combine shard outputs into options.out; the exit status as `grade` documents it."""
+    _check_out(options)
+    try:
+        records, meta = merge_outputs(shards, options.out)
+    except ShardError as exc:
+        raise GradeInputError(str(exc)) from None
+    warning = meta.get("warning", "")
+    write_results(
+        records,
+        options.out,
+        names=meta.get("names"),
+        roster_ids=meta.get("roster_ids"),
+        policy=meta.get("policy", "flag"),
+        warning=warning,
+    )
+    print(summary_markdown(records, warning))
+    return exit_status(records, options.strict)
+
+
+def _check_folders(options: ClassOptions) -> Path:
+    if options.submissions is None:
+        raise GradeInputError("expected SUBMISSIONS_DIR (or --merge OUT...)")
+    subs = options.submissions.resolve()
+    if not subs.is_dir():
+        raise GradeInputError(f"{options.submissions} is not a folder; expected the folder of submissions")
+    if options.out == subs or subs in options.out.parents:
+        raise GradeInputError(
+            "--out is inside the submissions folder; nothing is written there, pick another"
+        )
+    if options.jobs < 1 or options.timeout <= 0 or options.memory_gib <= 0:
+        got = f"{options.jobs}, {options.timeout}, {options.memory_gib}"
+        raise GradeInputError(f"expected --jobs >= 1, --timeout > 0 and --memory > 0, got {got}")
+    return subs
+
+
+def _setup(options: ClassOptions, subs: Path) -> tuple[list[Student], list[str], Sandbox]:
+    """(the students of this shard, the whole roster's ids, the sandbox)."""
+    try:
+        shard = parse_shard(options.shard) if options.shard else None
+        roster = options.roster.resolve() if options.roster else None
+        students = find_students(subs, roster)
+        hidden = [subs, options.out, content_dir("solutions")] + ([roster] if roster else [])
+        sandbox = choose_sandbox(
+            options.sandbox,
+            hidden=hidden,
+            memory_bytes=int(options.memory_gib * (1 << 30)),
+            cpu_seconds=int(options.timeout) + 30,
+        )
+    except (RosterError, ShardError, SandboxError) as exc:
+        raise GradeInputError(str(exc)) from None
+    roster_ids = [s.id for s in students if s.on_roster] if roster else []  # the whole roster, every shard
+    if shard:
+        students = [s for s in students if in_shard(s.id, *shard)]
+    if not students and not shard:
+        raise GradeInputError(f"no submissions in {subs} and no roster")
+    return students, roster_ids, sandbox
+
+
+def grade_class(options: ClassOptions) -> int:
+    """Grade the class; write results, gradebooks and feedback; print the summary; the exit status."""
+    _check_out(options)
+    subs = _check_folders(options)
+    students, roster_ids, sandbox = _setup(options, subs)
+    warning = sandbox.warning or sandbox.process_limit_note
+    if warning:
+        log.warning(warning)
+    log.info("grading %d students in %s (%s)", len(students), subs, sandbox)
+    with tempfile.TemporaryDirectory(prefix="autograd-course-unpack-") as scratch:
+        found = submissions_of(students, subs, Path(scratch))
+        records = grade_folder(
+            found,
+            jobs=options.jobs,
+            timeout=options.timeout,
+            executed_dir=options.out / "executed",
+            progress=sys.stderr.isatty() and log.isEnabledFor(logging.INFO),
+            sandbox=sandbox,
+        )
+    records += [
+        Record(s.id, "-", None, "missing", "nothing submitted", s.id) for s in students if not s.files
+    ]
+    names = {s.id: s.name for s in students if s.name}
+    write_results(
+        records, options.out, names=names, roster_ids=roster_ids, policy=options.policy, warning=warning
+    )
+    print(summary_markdown(records, warning))
+    log.info(
+        "wrote %s, grades.csv, canvas.csv, moodle.csv, summary.md, feedback/", options.out / "results.json"
+    )
+    return exit_status(records, options.strict)

@@ -1,0 +1,5 @@
+"""The grader's option choices, torch-free so the CLI can offer them without importing the grader."""
+
+POLICIES = ("flag", "zero")  # --solution-viewed: keep the points and flag the part, or give it 0
+
+__all__ = ["POLICIES"]
