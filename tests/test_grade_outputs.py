@@ -192,6 +192,27 @@ def test_merged_shards_equal_a_single_run(tmp_path, capsys):
     assert sorted(s for k in (1, 2, 3) for s in ids if in_shard(s, k, 3)) == ids
 
 
+def test_merge_refuses_repeated_missing_and_unsharded_outputs_naming_them(tmp_path, capsys):
+    subs, roster = _no_kernel_class(tmp_path)
+    common = [str(subs), "--roster", str(roster), "--sandbox", "none"]
+    assert main(["grade", *common, "--out", str(tmp_path / "whole")]) == 3
+    for k in (1, 2):
+        assert main(["grade", *common, "--out", str(tmp_path / f"shard{k}"), "--shard", f"{k}/2"]) in (0, 3)
+    capsys.readouterr()
+    one, two, whole = (str(tmp_path / n) for n in ("shard1", "shard2", "whole"))
+    cases = {
+        (one, one, two): "shard 1/2 given twice",
+        (one,): "incomplete set of shards, missing 2/2",
+        (one, two, whole): "is not a `grade --shard K/N` output",
+    }
+    for k, (folders, words) in enumerate(cases.items()):
+        out = tmp_path / f"merged{k}"
+        assert main(["grade", "--merge", *folders, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert words in err and err.startswith("error: "), err
+        assert not out.exists()
+
+
 def test_exit_status_is_1_for_strict_failures_and_2_for_bad_input(tmp_path, capsys):
     subs, _ = _no_kernel_class(tmp_path)
     assert main(["grade", str(subs), "--out", str(tmp_path / "o"), "--shard", "4/3"]) == 2
@@ -249,7 +270,8 @@ def test_gradescope_bundle_and_run_autograder_against_a_fake_root(tmp_path, caps
 
 
 def test_each_student_is_judged_against_their_own_variant(tmp_path):
-    """vera solves her own draw of M1 and passes; victor hands in the default variant's answers and fails."""
+    """vera solves her own draw of M1 and passes; victor hands in the default draw's answers and fails;
+    alice's stamped notebook in a folder named otherwise is graded as alice's, and the mismatch reported."""
     from autograd_course.challenge.catalogue import exercise
     from autograd_course.challenge.parts import PARTS
     from autograd_course.challenge.variants import variant_for
@@ -257,10 +279,14 @@ def test_each_student_is_judged_against_their_own_variant(tmp_path):
 
     default = exercise("M1").bug
     assert variant_for("vera", "M1").bug != default and variant_for("victor", "M1").bug != default
+    assert variant_for("alice", "M1").bug != variant_for("s2001", "M1").bug  # else the test proves nothing
     source = nbformat.read(next(content_dir("solutions").glob("M1_*.ipynb")), as_version=4)
     subs = tmp_path / "submissions"
-    for student, answers_for in (("vera", "vera"), ("victor", None)):
+    # s2001 holds alice's notebook, stamped `alice` by `start --seed alice`: graded as alice, reported.
+    for student, answers_for in (("vera", "vera"), ("victor", None), ("s2001", "alice")):
         nb = nbformat.from_dict(json.loads(json.dumps(source)))
+        if student == "s2001":
+            nb.metadata["autograd_course"] = {"learner": "alice"}
         for cell in nb.cells:
             meta = cell.metadata.get("autograd_course", {})
             if meta.get("role") == "answer" and answers_for:
@@ -272,3 +298,6 @@ def test_each_student_is_judged_against_their_own_variant(tmp_path):
     status = {(r["student"], r["part"]): r["status"] for r in json.loads((out / "results.json").read_text())}
     assert status[("vera", 1)] == status[("vera", 2)] == "passed", status
     assert status[("victor", 1)] != "passed", status  # the default draw's proof is not proof of his
+    assert status[("s2001", 1)] == status[("s2001", 2)] == "passed", status
+    summary = (out / "summary.md").read_text()
+    assert "stamped for learner 'alice' (start --seed) but found as 's2001'" in summary

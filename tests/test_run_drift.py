@@ -105,7 +105,7 @@ def test_two_clean_runs_pass_every_gate(capsys, clean):
     code, out, _ = cli(capsys, "--compare", *clean, "--json", "--fail-on", "status,output,duration")
     data = json.loads(out)
     assert code == 0
-    assert data["changes"] == {"status": [], "output": [], "duration": []}
+    assert data["changes"] == {"status": [], "output": [], "duration": [], "stall": []}
     assert data["failed"] is False and data["fail_on"] == ["status", "output", "duration"]
 
 
@@ -118,7 +118,7 @@ def test_an_output_change_fails_only_the_output_gate(capsys, tmp_path, clean):
     assert cli(capsys, "--compare", a, b, "--json", "--fail-on", "duration")[0] == 0
     code, out, err = cli(capsys, "--compare", a, b, "--json", "--fail-on", "status,output")
     assert code == 1
-    assert "changes found: output (1 notebooks)" in err
+    assert "changes found:\n  output: notebooks/02_lesson.ipynb (cells 1)" in err
     data = json.loads(out)
     assert data["changes"]["output"] == ["notebooks/02_lesson.ipynb"]
     (changed,) = data["notebooks"][2]["changed_cells"]
@@ -223,7 +223,7 @@ def test_the_environment_is_compared_row_by_row(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--fail-on", "outputs"], "comma-separated list of status, output, duration; got 'outputs'"),
+        (["--fail-on", "outputs"], "comma-separated list of status, output, duration, stall; got 'outputs'"),
         (["--duration-threshold", "-5"], "expected a positive percentage"),
     ],
 )

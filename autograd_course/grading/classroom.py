@@ -15,6 +15,7 @@ from pathlib import Path
 from autograd_course.course import content_dir
 from autograd_course.execution.sandbox import Sandbox, SandboxError, choose_sandbox
 from autograd_course.grading.grade import Record, grade_folder
+from autograd_course.grading.preflight import GraderUnusable, check_grader
 from autograd_course.grading.results import exit_status, summary_markdown, write_results
 from autograd_course.grading.shards import ShardError, in_shard, merge_outputs, parse_shard
 from autograd_course.grading.students import RosterError, Student, find_students, submissions_of
@@ -124,6 +125,10 @@ def grade_class(options: ClassOptions) -> int:
     log.info("grading %d students in %s (%s)", len(students), subs, sandbox)
     with tempfile.TemporaryDirectory(prefix="autograd-course-unpack-") as scratch:
         found = submissions_of(students, subs, Path(scratch))
+        try:
+            check_grader(sandbox, found)
+        except GraderUnusable as exc:
+            raise GradeInputError(f"cannot grade here, nothing was graded or written: {exc}") from None
         records = grade_folder(
             found,
             jobs=options.jobs,
@@ -136,8 +141,15 @@ def grade_class(options: ClassOptions) -> int:
         Record(s.id, "-", None, "missing", "nothing submitted", s.id) for s in students if not s.files
     ]
     names = {s.id: s.name for s in students if s.name}
+    shard = "/".join(map(str, parse_shard(options.shard))) if options.shard else ""
     write_results(
-        records, options.out, names=names, roster_ids=roster_ids, policy=options.policy, warning=warning
+        records,
+        options.out,
+        names=names,
+        roster_ids=roster_ids,
+        policy=options.policy,
+        warning=warning,
+        shard=shard,
     )
     print(summary_markdown(records, warning))
     log.info(

@@ -11,12 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
 from autograd_course.execution.sandbox import choose_sandbox
 from autograd_course.grading.grade import grade_folder
+from autograd_course.grading.preflight import GraderUnusable, check_grader
 from autograd_course.grading.results import write_results
 from autograd_course.grading.students import Student, submissions_of
 
@@ -102,6 +104,7 @@ def run_autograder(root: Path, timeout: float = 600, sandbox_mode: str = "auto")
     results_dir = root / "results"
     with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as work:
         subs = submissions_of([Student(learner, "", files)], folder, Path(scratch))
+        check_grader(sandbox, subs)  # GraderUnusable: no results.json, so Gradescope reports a failure, not 0
         records = grade_folder(subs, jobs=1, timeout=timeout, progress=False, sandbox=sandbox)
         write_results(records, Path(work), warning=sandbox.warning)  # scores the records
     data = gradescope_results(records, sandbox.warning)
@@ -117,7 +120,11 @@ def _main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", default=os.environ.get("AUTOGRADER_ROOT", "/autograder"))
     parser.add_argument("--timeout", type=float, default=600)
     args = parser.parse_args(argv)
-    run_autograder(Path(args.root), args.timeout)
+    try:
+        run_autograder(Path(args.root), args.timeout)
+    except GraderUnusable as exc:
+        print(f"error: the autograder cannot grade (no score written): {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -33,6 +33,7 @@ FIELDS = (
     "hints",
     "solution_viewed",
     "message",
+    "note",
 )
 META = "grading.json"  # what a run knew besides the records (names, roster, policy), for --merge
 EXIT_COMPLETED, EXIT_STRICT, EXIT_BAD_INPUT, EXIT_UNGRADED = 0, 1, 2, 3
@@ -76,6 +77,9 @@ def summary_markdown(records: list[Record], warning: str = "") -> str:
     missing = sorted({r.student for r in records if r.status == "missing"})
     if missing:
         lines += ["", f"## Missing ({len(missing)})", "", ", ".join(f"`{m}`" for m in missing)]
+    notes = sorted({f"`{r.submission}`: {r.note}" for r in records if r.note})
+    if notes:
+        lines += ["", "## Learner ids to check", "", *(f"- {n}" for n in notes)]
     viewed = sorted({f"`{r.student}` {r.exercise}.{r.part}" for r in records if r.solution_viewed})
     if viewed:
         lines += ["", "## Solutions viewed", "", *(f"- {v}" for v in viewed)]
@@ -90,8 +94,12 @@ def write_results(
     roster_ids: list[str] | None = None,
     policy: str = "flag",
     warning: str = "",
+    shard: str = "",
 ) -> None:
-    """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/ and grading.json in out."""
+    """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/ and grading.json in out.
+
+    shard ("K/N") marks the output of `grade --shard`, so that `--merge` can check it has every shard once.
+    """
     names = dict(names or {})
     for r in records:
         r.student = r.student or r.submission
@@ -111,6 +119,8 @@ def write_results(
     write_gradebooks(grades, out)
     write_feedback(records, grades, out)
     meta = {"names": names, "roster_ids": list(roster_ids or []), "policy": policy, "warning": warning}
+    if shard:
+        meta["shard"] = shard
     (out / META).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
 
 

@@ -25,7 +25,7 @@ __all__ = [
     "parse_change_kinds",
 ]
 
-CHANGE_KINDS = ("status", "output", "duration")
+CHANGE_KINDS = ("status", "output", "duration", "stall")
 COMPARISON_VERSION = 1
 CELL_NUMBERING = (
     "cell N is the Nth code cell from 0, as nbval names it (`notebook.ipynb::Cell N`); "
@@ -202,6 +202,8 @@ class RunComparison:
             "status": [d.path for d in self.notebooks if d.status_changed],
             "output": [d.path for d in self.notebooks if d.cells],
             "duration": [d.path for d in self.notebooks if d.duration_changed],
+            # a stall in either run, changed or not: a stalled run proves nothing about its notebook
+            "stall": [d.path for d in self.notebooks if "stall" in (d.status_a, d.status_b)],
         }
 
     def fails(self, kinds: tuple[str, ...]) -> bool:
