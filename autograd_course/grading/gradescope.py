@@ -31,7 +31,7 @@ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pyth
 python3 -m venv /autograder/venv
 # torch's CPU build (PyPI's default Linux wheel is the multi-GB CUDA one).
 /autograder/venv/bin/pip install -q --extra-index-url https://download.pytorch.org/whl/cpu \\
-  -c /autograder/source/constraints.txt /autograder/source
+  -c /autograder/source/constraints.txt "/autograder/source[grade]"
 """
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this for every submission; results go to $AUTOGRADER_ROOT/results/results.json.
