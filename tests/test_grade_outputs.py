@@ -20,7 +20,7 @@ from autograd_course.challenge.verdict import Outcome, Verdict
 from autograd_course.cli import main
 from autograd_course.grading.archives import ArchiveError, unpack
 from autograd_course.grading.grade import Record, part2_checks, usage_of
-from autograd_course.grading.gradescope import build_bundle, run_autograder
+from autograd_course.grading.gradescope import gradescope_results
 from autograd_course.grading.results import write_results
 from autograd_course.grading.scoring import exercise_max, score
 from autograd_course.grading.shards import in_shard
@@ -91,12 +91,13 @@ def test_gradebook_files_have_the_exact_import_layouts(tmp_path):
     canvas = list(csv.reader((tmp_path / "canvas.csv").open()))
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Autograd challenge"]
     assert canvas[1] == ["Points Possible", "", "", "", "", "48"]
-    assert canvas[2] == ["Alice A", "", "alice", "", "", "3"]
+    # bob is not on the roster: no LMS user to match, left out; zoe submitted nothing: blank, not 0
+    assert canvas[2:] == [["Alice A", "", "alice", "", "", "3"], ["Zoe Z", "", "zoe", "", "", ""]]
     moodle = list(csv.reader((tmp_path / "moodle.csv").open()))
     assert moodle[0] == ["ID number", "Full name", "Autograd challenge", "Feedback"]
-    assert moodle[2] == ["bob", "", "2", "solution viewed: B.1"]
+    assert moodle[1:] == [["alice", "Alice A", "3", ""], ["zoe", "Zoe Z", "", ""]]
     text = (tmp_path / "feedback" / "alice.md").read_text()
-    assert "✘ the loss falls" in text and "✔ no gradient carries over" in text
+    assert "✘ the loss does not fall" in text and "✔ no gradient carries over" in text
     assert "B.1" in (tmp_path / "summary.md").read_text()
 
 
@@ -266,7 +267,35 @@ def test_gradescope_bundle_and_run_autograder_against_a_fake_root(tmp_path, caps
     (test,) = results["tests"]
     assert set(test) == {"name", "score", "max_score", "output", "visibility"}
     assert "broken JSON" in test["output"] and test["visibility"] == "visible"
-    assert build_bundle and run_autograder  # the functions the script and the command call
+    assert "download your notebook again" in test["output"]
+
+
+def test_gradescope_shows_students_their_results_and_keeps_the_sandbox_warning_for_staff(capsys):
+    records = [
+        Record("A.ipynb", "A", 2, "failed", "the loss does not fall", "s1", checks=[["loss_falls", False]])
+    ]
+    records[0].max_points = 4.0
+    data = gradescope_results(records, warning="WARNING: ... submissions ran UNSANDBOXED ...")
+    visible = json.dumps({k: v for k, v in data.items() if k != "extra_data"})
+    assert "UNSANDBOXED" not in visible and "UNSANDBOXED" in data["extra_data"]["instructor_warning"]
+    assert "UNSANDBOXED" in capsys.readouterr().err
+    assert "✘ the loss does not fall" in data["tests"][0]["output"]
+
+
+def test_feedback_names_unsent_exercises_and_failed_checks_plainly_in_valid_html(tmp_path):
+    records = [
+        Record("alice/B.ipynb", "B", 2, "failed", "a parameter never moves", "alice"),
+        Record("alice/notes.txt", "-", None, "error", "notes.txt: not a notebook", "alice"),
+    ]
+    records[0].checks = [["params_move", False], ["no_carryover", True]]
+    write_results(records, tmp_path)
+    text = (tmp_path / "feedback" / "alice.md").read_text()
+    assert "Not submitted (0 points): exercises A, C, D, E, M1, M2, M3." in text
+    assert "✘ some parameter never moves" in text and "✔ no gradient carries over between steps" in text
+    assert "(0 / 0" not in text and "download your notebook again" in text
+    page = (tmp_path / "feedback" / "alice.html").read_text()
+    assert page.count("<ul>") == page.count("</ul>") == 1 and "`" not in page
+    assert "<code>alice/notes.txt</code>" in page
 
 
 def test_each_student_is_judged_against_their_own_variant(tmp_path):

@@ -15,6 +15,7 @@ from pathlib import Path
 from autograd_course.course import content_dir
 from autograd_course.execution.sandbox import Sandbox, SandboxError, choose_sandbox
 from autograd_course.grading.grade import Record, grade_folder
+from autograd_course.grading.options import ASSIGNMENT
 from autograd_course.grading.preflight import GraderUnusable, check_grader
 from autograd_course.grading.results import exit_status, summary_markdown, write_results
 from autograd_course.grading.shards import ShardError, in_shard, merge_outputs, parse_shard
@@ -44,6 +45,7 @@ class ClassOptions:
     strict: bool = False
     shard: str | None = None
     overwrite: bool = False
+    assignment: str = ASSIGNMENT
 
     def __repr__(self) -> str:
         return f"ClassOptions({self.submissions} -> {self.out}, shard {self.shard or 'all'})"
@@ -70,6 +72,7 @@ def merge_class(options: ClassOptions, shards: list[Path]) -> int:
         roster_ids=meta.get("roster_ids"),
         policy=meta.get("policy", "flag"),
         warning=warning,
+        assignment=meta.get("assignment", options.assignment),
     )
     print(summary_markdown(records, warning))
     return exit_status(records, options.strict)
@@ -150,6 +153,7 @@ def grade_class(options: ClassOptions) -> int:
         policy=options.policy,
         warning=warning,
         shard=shard,
+        assignment=options.assignment,
     )
     print(summary_markdown(records, warning))
     log.info(

@@ -17,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 from autograd_course.execution.sandbox import choose_sandbox
+from autograd_course.grading.feedback import check_line, look_at
 from autograd_course.grading.grade import grade_folder
 from autograd_course.grading.preflight import GraderUnusable, check_grader
 from autograd_course.grading.results import write_results
@@ -72,12 +73,17 @@ def _learner(root: Path) -> str:
 
 
 def gradescope_results(records: list, warning: str = "") -> dict:
-    """Gradescope's results.json: score, and per test name, score, max_score, output, visibility."""
+    """Gradescope's results.json: score, and per test name, score, max_score, output, visibility.
+
+    Everything in it is shown to the student; a warning for the instructor (an unsandboxed run)
+    goes to `extra_data` and the autograder's log (stderr), which only staff see.
+    """
     tests = []
     for r in records:
-        name = f"{r.exercise} part {r.part}" if r.part else r.submission
+        name = f"Exercise {r.exercise}, part {r.part}" if r.part else r.submission
         lines = [f"{r.status.replace('_', ' ')}: {r.message}"]
-        lines += [f"{'passed' if ok else 'failed'}: {check}" for check, ok in r.checks]
+        lines += [check_line(check, ok) for check, ok in r.checks]
+        lines.append(f"What to look at: {look_at(r)}")
         tests.append(
             {
                 "name": name,
@@ -87,12 +93,17 @@ def gradescope_results(records: list, warning: str = "") -> dict:
                 "visibility": "visible",
             }
         )
-    return {
-        "score": sum(t["score"] for t in tests),
-        "output": warning or "Graded by autograd-course.",
+    score, most = sum(t["score"] for t in tests), sum(t["max_score"] for t in tests)
+    data = {
+        "score": score,
+        "output": f"Graded by autograd-course: {score:g} of {most:g} points for what you submitted.",
         "visibility": "visible",
         "tests": tests,
     }
+    if warning:
+        data["extra_data"] = {"instructor_warning": warning}
+        print(warning, file=sys.stderr)
+    return data
 
 
 def run_autograder(root: Path, timeout: float = 600, sandbox_mode: str = "auto") -> dict:

@@ -11,6 +11,7 @@ from autograd_course.challenge.catalogue import EXERCISES
 from autograd_course.grading.feedback import write_feedback
 from autograd_course.grading.grade import STATUSES, Record
 from autograd_course.grading.gradebook import student_grades, write_gradebooks
+from autograd_course.grading.options import ASSIGNMENT
 from autograd_course.grading.scoring import part_max, score
 
 __all__ = [
@@ -95,6 +96,7 @@ def write_results(
     policy: str = "flag",
     warning: str = "",
     shard: str = "",
+    assignment: str = ASSIGNMENT,
 ) -> None:
     """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/ and grading.json in out.
 
@@ -116,9 +118,15 @@ def write_results(
             writer.writerow(row)
     (out / "summary.md").write_text(summary_markdown(records, warning))
     grades = student_grades(records, names, set(roster_ids or []))
-    write_gradebooks(grades, out)
+    write_gradebooks(grades, out, assignment)
     write_feedback(records, grades, out)
-    meta = {"names": names, "roster_ids": list(roster_ids or []), "policy": policy, "warning": warning}
+    meta = {
+        "names": names,
+        "roster_ids": list(roster_ids or []),
+        "policy": policy,
+        "warning": warning,
+        "assignment": assignment,
+    }
     if shard:
         meta["shard"] = shard
     (out / META).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
