@@ -18,6 +18,7 @@ import pytest
 import autograd_course.execution.sandbox as sandbox_mod
 from autograd_course.challenge.verdict import Outcome, Verdict
 from autograd_course.cli import main
+from autograd_course.course import course_root
 from autograd_course.grading.archives import ArchiveError, unpack
 from autograd_course.grading.grade import Record, part2_checks, usage_of
 from autograd_course.grading.gradescope import gradescope_results
@@ -330,3 +331,33 @@ def test_each_student_is_judged_against_their_own_variant(tmp_path):
     assert status[("s2001", 1)] == status[("s2001", 2)] == "passed", status
     summary = (out / "summary.md").read_text()
     assert "stamped for learner 'alice' (start --seed) but found as 's2001'" in summary
+
+
+def test_lms_downloads_are_understood_or_refused_and_lessons_are_not_submissions(tmp_path, capsys):
+    subs = tmp_path / "canvas"
+    (subs / "bob" / "my-work" / "lessons").mkdir(parents=True)
+    (subs / "ngalice_2001_998877_M2_mystery.ipynb").write_text("")  # Canvas: name_userid_attemptid_file
+    (subs / "ngalice_LATE_2001_998878_A_detached_output.ipynb").write_text("")
+    lesson = next((course_root() / "notebooks").glob("00_*.ipynb"))
+    (subs / "bob" / "my-work" / "lessons" / lesson.name).write_bytes(lesson.read_bytes())
+    (subs / "bob" / "my-work" / "A_detached_output.ipynb").write_text("")
+    out = tmp_path / "out"
+    assert main(["grade", str(subs), "--out", str(out), "--sandbox", "none"]) == 3
+    records = json.loads((out / "results.json").read_text())
+    assert sorted({r["student"] for r in records}) == ["2001", "bob"]
+    assert sorted(r["submission"] for r in records if r["student"] == "2001") == [
+        "ngalice_2001_998877_M2_mystery.ipynb",
+        "ngalice_LATE_2001_998878_A_detached_output.ipynb",
+    ]
+    assert [r["submission"] for r in records if r["student"] == "bob"] == [
+        "bob/my-work/A_detached_output.ipynb"
+    ]
+    canvas = list(csv.reader((out / "canvas.csv").open()))
+    assert ["ngalice", "2001", "", "", "", "0"] in canvas[2:]  # matched on Canvas' own user id
+    moodle = tmp_path / "moodle"
+    (moodle / "Alice Smith_123_assignsubmission_file_").mkdir(parents=True)
+    (moodle / "Alice Smith_123_assignsubmission_file_" / "A.ipynb").write_text("")
+    assert main(["grade", str(moodle), "--out", str(tmp_path / "m"), "--sandbox", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "Moodle's 'Download all submissions'" in err and "--roster" in err
+    assert not (tmp_path / "m").exists()

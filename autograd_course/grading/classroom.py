@@ -73,6 +73,7 @@ def merge_class(options: ClassOptions, shards: list[Path]) -> int:
         policy=meta.get("policy", "flag"),
         warning=warning,
         assignment=meta.get("assignment", options.assignment),
+        canvas_ids=meta.get("canvas_ids"),
     )
     print(summary_markdown(records, warning))
     return exit_status(records, options.strict)
@@ -140,8 +141,11 @@ def grade_class(options: ClassOptions) -> int:
             progress=sys.stderr.isatty() and log.isEnabledFor(logging.INFO),
             sandbox=sandbox,
         )
+    submitted = {sub.student for sub in found}
     records += [
-        Record(s.id, "-", None, "missing", "nothing submitted", s.id) for s in students if not s.files
+        Record(s.id, "-", None, "missing", "nothing submitted", s.id)
+        for s in students
+        if s.id not in submitted
     ]
     names = {s.id: s.name for s in students if s.name}
     shard = "/".join(map(str, parse_shard(options.shard))) if options.shard else ""
@@ -154,6 +158,7 @@ def grade_class(options: ClassOptions) -> int:
         warning=warning,
         shard=shard,
         assignment=options.assignment,
+        canvas_ids={s.id: s.canvas_id for s in students if s.canvas_id},
     )
     print(summary_markdown(records, warning))
     log.info(

@@ -60,14 +60,23 @@ def student_grades(records: list[Any], names: dict[str, str], roster_ids: set[st
     return rows
 
 
-def _lms_rows(rows: list[StudentGrade]) -> list[tuple[StudentGrade, str]]:
+def _lms_rows(rows: list[StudentGrade], canvas_ids: dict[str, str]) -> list[tuple[StudentGrade, str]]:
     """(row, grade) for the LMS files: a learner not on the roster cannot be matched to an LMS user
     and is left out (grades.csv and summary.md list them); one who submitted nothing gets a blank
     grade, which the LMS leaves ungraded, not a 0 it would count."""
-    return [(r, "" if r.status == "missing" else _fmt(r.total)) for r in rows if r.status != "not on roster"]
+    return [
+        (r, "" if r.status == "missing" else _fmt(r.total))
+        for r in rows
+        if r.status != "not on roster" or r.id in canvas_ids  # Canvas' own user id needs no roster
+    ]
 
 
-def write_gradebooks(rows: list[StudentGrade], out: Path, assignment: str = ASSIGNMENT) -> list[Path]:
+def write_gradebooks(
+    rows: list[StudentGrade],
+    out: Path,
+    assignment: str = ASSIGNMENT,
+    canvas_ids: dict[str, str] | None = None,
+) -> list[Path]:
     """grades.csv, canvas.csv and moodle.csv in out; `assignment` is the LMS column (Canvas: "Name (id)")."""
     exercises = list(EXERCISES)
     paths = [out / "grades.csv", out / "canvas.csv", out / "moodle.csv"]
@@ -91,12 +100,14 @@ def write_gradebooks(rows: list[StudentGrade], out: Path, assignment: str = ASSI
         w = csv.writer(f)
         w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])
         w.writerow(["Points Possible", "", "", "", "", _fmt(rows[0].max if rows else 0)])
-        for r, grade in _lms_rows(rows):
-            w.writerow([r.name or r.id, "", r.id, "", "", grade])
+        for r, grade in _lms_rows(rows, canvas_ids or {}):
+            # A Canvas download names its users by Canvas' own ID (matched first); else SIS User ID.
+            canvas = (canvas_ids or {}).get(r.id, "")
+            w.writerow([r.name or r.id, canvas, "" if canvas else r.id, "", "", grade])
     with paths[2].open("w", newline="") as f:  # Moodle: Grades > Import > CSV file, map ID number
         w = csv.writer(f)
         w.writerow(["ID number", "Full name", assignment, "Feedback"])
-        for r, grade in _lms_rows(rows):
+        for r, grade in _lms_rows(rows, {}):
             note = f"solution viewed: {', '.join(r.solution_viewed)}" if r.solution_viewed else ""
             w.writerow([r.id, r.name, grade, note])
     return paths

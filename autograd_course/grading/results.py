@@ -97,6 +97,7 @@ def write_results(
     warning: str = "",
     shard: str = "",
     assignment: str = ASSIGNMENT,
+    canvas_ids: dict[str, str] | None = None,
 ) -> None:
     """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/ and grading.json in out.
 
@@ -118,7 +119,7 @@ def write_results(
             writer.writerow(row)
     (out / "summary.md").write_text(summary_markdown(records, warning))
     grades = student_grades(records, names, set(roster_ids or []))
-    write_gradebooks(grades, out, assignment)
+    write_gradebooks(grades, out, assignment, canvas_ids or {})
     write_feedback(records, grades, out)
     meta = {
         "names": names,
@@ -126,6 +127,7 @@ def write_results(
         "policy": policy,
         "warning": warning,
         "assignment": assignment,
+        "canvas_ids": dict(canvas_ids or {}),
     }
     if shard:
         meta["shard"] = shard

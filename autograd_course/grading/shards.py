@@ -70,9 +70,11 @@ def merge_outputs(shards: list[Path], out: Path) -> tuple[list, dict]:
                 raise ShardError(f"--merge: student {student!r} is in both {owner[student]} and {folder}")
         records += got
         names = meta.get("names", {}) | m.get("names", {})
+        canvas_ids = meta.get("canvas_ids", {}) | m.get("canvas_ids", {})
         warning = meta.get("warning") or m.get("warning", "")
         meta = {k2: v for k2, v in m.items() if k2 != "shard"} | {
             "names": names,
+            "canvas_ids": canvas_ids,
             "warning": warning,
             "total": n,
         }
