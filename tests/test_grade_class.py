@@ -11,6 +11,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import re
 import zipfile
 from pathlib import Path
@@ -174,7 +175,15 @@ def test_exit_status_says_some_submissions_could_not_be_graded(graded):
     assert graded["code"] == 3
 
 
-@pytest.mark.skipif(bool(bwrap_problem()), reason="bubblewrap is not usable here")
+def _require_sandbox() -> None:
+    """Skip without a usable bubblewrap, unless AUTOGRAD_COURSE_REQUIRE_SANDBOX=1 (CI): then fail."""
+    problem = bwrap_problem()
+    if problem and os.environ.get("AUTOGRAD_COURSE_REQUIRE_SANDBOX") == "1":
+        pytest.fail(f"bubblewrap is required here (AUTOGRAD_COURSE_REQUIRE_SANDBOX=1) but: {problem}")
+    if problem:
+        pytest.skip(f"bubblewrap is not usable here: {problem}")
+
+
 @pytest.mark.parametrize(
     ("student", "words"),
     [
@@ -187,6 +196,7 @@ def test_exit_status_says_some_submissions_could_not_be_graded(graded):
     ],
 )
 def test_hostile_submissions_are_contained_and_graded_error(graded, student, words):
+    _require_sandbox()
     got = _of(graded, student)
     assert len(got) == 1 and got[0]["status"] == "error", got
     assert re.search(words, got[0]["message"]), got[0]["message"]

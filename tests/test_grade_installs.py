@@ -102,6 +102,9 @@ def test_a_learner_install_without_papermill_or_nbval_starts_checks_and_shows_pr
     venv = make_venv(tmp_path / "lab", [f"{PROJECT}[lab]"])
     done = venv.pip("install", "--no-index", f"{wheel}[lab]")
     assert done.returncode == 0, done.stdout + done.stderr
+    # pip may take a checkout's build metadata on PYTHONPATH for an installed course: install it for sure
+    done = venv.pip("install", "--no-index", "--no-deps", "--force-reinstall", str(wheel))
+    assert done.returncode == 0, done.stdout + done.stderr
     assert "papermill" not in venv.versions() and "nbval" not in venv.versions()
     assert _cli(venv, tmp_path, "start").returncode == 0
     exercise = next((tmp_path / "my-work").glob("A_*.ipynb"))
