@@ -253,3 +253,14 @@ def test_a_version_1_report_still_compares(tmp_path, clean):
     (a / "report.json").write_text(json.dumps(data))
     assert load_report(a).environment == {}
     assert compare_runs(a, clean[1]).changes()["status"] == []
+
+
+def test_a_changed_cell_whose_source_was_edited_shows_both_sources(capsys, tmp_path, clean):
+    a, _ = clean
+    edited = lesson({1: "loss 0.4300\n"})
+    edited.cells[3].source = "# cell 1, edited in run B\nprint('1')"
+    b = make_run(tmp_path / "edited", {n: edited if n == NAMES[2] else lesson({}) for n in NAMES})
+    out = cli(capsys, "--compare", a, b)[1]
+    section = out.split("### notebooks/02_lesson.ipynb")[1]
+    assert "source in run A:" in section and "Source in run B:" in section
+    assert section.index("source in run A") < section.index("edited in run B")
