@@ -77,6 +77,12 @@ def _graded_by_metadata(root: Path) -> None:
     )
     nbformat.write(dave, root / "dave.ipynb")
 
+    ray = _nb(SOL, "E")  # an answer cell that raises: an error in the learner's code, named
+    ray.cells[
+        _cell(ray, 1, "answer")
+    ].source = "x = 1\nraise RuntimeError('element 0 of tensors does not require grad')"
+    nbformat.write(ray, root / "ray.ipynb")
+
     (root / "broken.ipynb").write_text('{"cells": [')
     (root / "notes.txt").write_text("not a notebook")
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]), root / "plain.ipynb")
@@ -120,7 +126,7 @@ def _class(root: Path, outside: Path) -> Path:
         ("dina", "Dina D"),
         ("erin", "Erin E"),
     ]
-    rows += [(n, n.title()) for n in ("carol", "dave", "broken", "notes", "plain")]
+    rows += [(n, n.title()) for n in ("carol", "dave", "ray", "broken", "notes", "plain")]
     rows += [(f"h_{n}", n) for n in hostile] + [("zoe", "Zoe Z")]
     roster.write_text("id,name,files\n" + "".join(f"{i},{n},\n" for i, n in rows))
     return roster
@@ -281,3 +287,12 @@ def test_results_json_csv_and_summary(graded):
 def test_feedback_never_contains_check_code(graded):
     for r in graded["records"]:
         assert "def " not in r["message"] and "Traceback" not in r["message"]
+
+
+def test_an_answer_that_raises_is_an_error_naming_its_cell_and_line(graded):
+    got = _by(graded["records"], "ray.ipynb")
+    executed = nbformat.read(graded["out"] / "executed" / "ray.ipynb", as_version=4)
+    cell = _cell(executed, 1, "answer") + 1  # as Jupyter counts
+    assert got[1]["status"] == "error", got[1]
+    assert got[1]["message"].startswith(f"cell {cell}, line 2: your answer raised RuntimeError: element 0")
+    assert got[2]["status"] == "passed"  # part 2 is judged on its own
