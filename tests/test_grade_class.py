@@ -78,9 +78,8 @@ def _graded_by_metadata(root: Path) -> None:
     nbformat.write(dave, root / "dave.ipynb")
 
     ray = _nb(SOL, "E")  # an answer cell that raises: an error in the learner's code, named
-    ray.cells[
-        _cell(ray, 1, "answer")
-    ].source = "x = 1\nraise RuntimeError('element 0 of tensors does not require grad')"
+    raises = "x = 1\nraise RuntimeError('element 0 of tensors does not require grad')"
+    ray.cells[_cell(ray, 1, "answer")].source = raises
     nbformat.write(ray, root / "ray.ipynb")
 
     (root / "broken.ipynb").write_text('{"cells": [')
