@@ -95,8 +95,6 @@ def learner_for(nb: dict | None, fallback: str | None) -> tuple[str | None, str]
     if stamp is None:
         return fallback, ""
     if fallback is not None and fallback != stamp:
-        return (
-            stamp,
-            f"stamped for learner {stamp!r} (start --seed), found as {fallback!r}: graded as {stamp!r}",
-        )
+        note = f"stamped for learner {stamp!r} (start --seed) but found as {fallback!r}"
+        return stamp, f"{note}: graded as {stamp!r}"
     return stamp, ""
