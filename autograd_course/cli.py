@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
@@ -12,6 +13,12 @@ from autograd_course import commands
 from autograd_course.course import course_map_text
 
 __all__ = ["build_parser", "course_map_text", "main"]
+
+WORKSPACE_NOTE = (
+    "Your workspace (`autograd-course start [DIR]`, default my-work/): the lessons in DIR/lessons/,\n"
+    "the challenge notebooks at the top of DIR/ (graded by `autograd-course check DIR`), your\n"
+    "replaced versions in DIR/backups/ (`autograd-course reset`)."
+)
 
 # Learner commands first, then instructor, then maintainer; others alphabetically after.
 _ORDER = ["start", "check", "progress", "reset", "grade", "run", "links", "map"]
@@ -28,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="autograd-course",
         description="Autograd Debugging: a course on finding and fixing PyTorch autograd bugs.",
-        epilog=course_map_text(),
+        epilog=f"{course_map_text()}\n\n{WORKSPACE_NOTE}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -46,7 +53,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "_main", None) is None:
         parser.print_help()
         return 0
-    return int(args._main(args) or 0)
+    try:
+        code = int(args._main(args) or 0)
+        sys.stdout.flush()  # here, where a reader that left can be handled, not at interpreter exit
+        return code
+    except BrokenPipeError:  # `autograd-course progress | head`: the reader left, which is fine
+        _quiet_stdout()
+        return 0
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush cannot raise BrokenPipeError again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 if __name__ == "__main__":

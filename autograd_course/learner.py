@@ -1,5 +1,9 @@
-"""Who the learner is: the id that draws their exercise variants, kept in a workspace's course.json.
+"""Who the learner is: the id that draws their exercise variants.
 
+The one rule, everywhere: `start --seed ID` records ID in the workspace's course.json (what the
+learner's kernel reads: `read_learner`) and stamps it into every exercise notebook's metadata
+(`stamped_learner`). A notebook's stamp is the id it is checked and graded by, wherever the file
+sits; a notebook without a stamp is graded by the id its folder or roster gives (`learner_for`).
 Torch-free on purpose: `autograd-course start` and `progress` read it without importing the course.
 """
 
@@ -9,9 +13,18 @@ import json
 import os
 from pathlib import Path
 
-from autograd_course.protocol import LEARNER_ENV, LEARNER_FILE
+from autograd_course.protocol import LEARNER_ENV, LEARNER_FILE, META_KEY
 
-__all__ = ["LEARNER_ENV", "LEARNER_FILE", "read_learner", "recorded_learner", "write_learner"]
+__all__ = [
+    "LEARNER_ENV",
+    "LEARNER_FILE",
+    "learner_for",
+    "read_learner",
+    "recorded_learner",
+    "stamp_learner",
+    "stamped_learner",
+    "write_learner",
+]
 
 
 def recorded_learner(workspace: str | Path) -> str | None:
@@ -58,3 +71,30 @@ def write_learner(workspace: str | Path, learner: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return path
+
+
+def stamped_learner(nb: dict | None) -> str | None:
+    """The learner id stamped in a notebook's metadata by `start --seed`, or None."""
+    meta = (nb or {}).get("metadata", {}).get(META_KEY, {}) if isinstance(nb, dict) else {}
+    learner = meta.get("learner") if isinstance(meta, dict) else None
+    return learner.strip() if isinstance(learner, str) and learner.strip() else None
+
+
+def stamp_learner(nb: dict, learner: str) -> None:
+    """Stamp the learner id into a notebook (in memory); nothing else of it changes."""
+    nb.setdefault("metadata", {}).setdefault(META_KEY, {})["learner"] = learner
+
+
+def learner_for(nb: dict | None, fallback: str | None) -> tuple[str | None, str]:
+    """(the id to check or grade a notebook by, a note when its stamp and fallback disagree, else "").
+
+    The stamp wins: it is what the learner's own kernel drew their variant with. fallback is the id
+    the folder, roster or workspace gives; a different one is reported, never silently preferred.
+    """
+    stamp = stamped_learner(nb)
+    if stamp is None:
+        return fallback, ""
+    if fallback is not None and fallback != stamp:
+        note = f"stamped for learner {stamp!r} (start --seed) but found as {fallback!r}"
+        return stamp, f"{note}: graded as {stamp!r}"
+    return stamp, ""

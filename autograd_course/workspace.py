@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from autograd_course.course import course_notebooks, exercise_notebooks
-from autograd_course.learner import recorded_learner, write_learner
-from autograd_course.protocol import LEARNER_FILE, META_KEY, PROGRESS_FILE
+from autograd_course.learner import recorded_learner, stamp_learner, stamped_learner, write_learner
+from autograd_course.protocol import LEARNER_FILE, PROGRESS_FILE
 
 __all__ = [
     "BACKUPS",
@@ -40,13 +40,14 @@ EXERCISE_LINK = "](../exercises/"  # how a lesson in notebooks/ links to a chall
 
 @dataclass
 class Populated:
-    """What `populate` did: the files it copied and the learner's files it kept."""
+    """What `populate` did: the files it copied, the learner's files it kept, the kept ones it stamped."""
 
     copied: list[Path] = field(default_factory=list)
     kept: list[Path] = field(default_factory=list)
+    stamped: list[Path] = field(default_factory=list)
 
     def __repr__(self) -> str:
-        return f"Populated({len(self.copied)} copied, {len(self.kept)} kept)"
+        return f"Populated({len(self.copied)} copied, {len(self.kept)} kept, {len(self.stamped)} stamped)"
 
 
 def copy_notebook(source: Path, target: Path, learner: str | None = None, lesson: bool = False) -> None:
@@ -62,7 +63,7 @@ def copy_notebook(source: Path, target: Path, learner: str | None = None, lesson
                 text = "".join(cell["source"]).replace(EXERCISE_LINK, "](../")
                 cell["source"] = text.splitlines(keepends=True)
     if learner is not None:
-        nb.setdefault("metadata", {}).setdefault(META_KEY, {})["learner"] = learner
+        stamp_learner(nb, learner)
     target.write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
@@ -81,10 +82,31 @@ def populate(workspace: Path, learner: str | None = None) -> Populated:
     for source, target, is_exercise in plan:
         if target.exists():
             done.kept.append(target)
+            if is_exercise and learner is not None and _stamp_kept(target, learner):
+                done.stamped.append(target)
         else:
             copy_notebook(source, target, learner if is_exercise else None, lesson=not is_exercise)
             done.copied.append(target)
     return done
+
+
+def _stamp_kept(target: Path, learner: str) -> bool:
+    """Stamp the learner into a kept exercise notebook that has no stamp yet (its cells stay as they are).
+
+    Without it, `start` then `start --seed ID` would leave notebooks graded by another id than the one
+    the kernel draws their variant with. A notebook stamped for someone else is left alone.
+    """
+    try:
+        nb = json.loads(target.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(nb, dict) or stamped_learner(nb) is not None:
+        return False
+    stamp_learner(nb, learner)
+    partial = target.with_name(f".{target.name}.stamping")
+    partial.write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial.replace(target)  # atomic: the learner's notebook is never half-written
+    return True
 
 
 def backup_path(workspace: Path, target: Path) -> Path:

@@ -157,3 +157,22 @@ def test_quiet_and_verbose_exclude_each_other(capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args(["run", "--quiet", "--verbose"])
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_a_reader_that_leaves_early_gets_no_broken_pipe_traceback(tmp_path):
+    assert main(["start", str(tmp_path / "ws")]) == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autograd_course", "progress", "--dir", str(tmp_path / "ws")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # as `| head -0` does, before anything is written
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and b"Traceback" not in err and b"BrokenPipe" not in err, err
+
+
+def test_help_names_the_workspace_folders(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "DIR/lessons/" in out and "DIR/backups/" in out and "autograd-course check DIR" in out

@@ -11,6 +11,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import re
 import zipfile
 from pathlib import Path
@@ -76,6 +77,11 @@ def _graded_by_metadata(root: Path) -> None:
     )
     nbformat.write(dave, root / "dave.ipynb")
 
+    ray = _nb(SOL, "E")  # an answer cell that raises: an error in the learner's code, named
+    raises = "x = 1\nraise RuntimeError('element 0 of tensors does not require grad')"
+    ray.cells[_cell(ray, 1, "answer")].source = raises
+    nbformat.write(ray, root / "ray.ipynb")
+
     (root / "broken.ipynb").write_text('{"cells": [')
     (root / "notes.txt").write_text("not a notebook")
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]), root / "plain.ipynb")
@@ -119,7 +125,7 @@ def _class(root: Path, outside: Path) -> Path:
         ("dina", "Dina D"),
         ("erin", "Erin E"),
     ]
-    rows += [(n, n.title()) for n in ("carol", "dave", "broken", "notes", "plain")]
+    rows += [(n, n.title()) for n in ("carol", "dave", "ray", "broken", "notes", "plain")]
     rows += [(f"h_{n}", n) for n in hostile] + [("zoe", "Zoe Z")]
     roster.write_text("id,name,files\n" + "".join(f"{i},{n},\n" for i, n in rows))
     return roster
@@ -174,7 +180,15 @@ def test_exit_status_says_some_submissions_could_not_be_graded(graded):
     assert graded["code"] == 3
 
 
-@pytest.mark.skipif(bool(bwrap_problem()), reason="bubblewrap is not usable here")
+def _require_sandbox() -> None:
+    """Skip without a usable bubblewrap, unless AUTOGRAD_COURSE_REQUIRE_SANDBOX=1 (CI): then fail."""
+    problem = bwrap_problem()
+    if problem and os.environ.get("AUTOGRAD_COURSE_REQUIRE_SANDBOX") == "1":
+        pytest.fail(f"bubblewrap is required here (AUTOGRAD_COURSE_REQUIRE_SANDBOX=1) but: {problem}")
+    if problem:
+        pytest.skip(f"bubblewrap is not usable here: {problem}")
+
+
 @pytest.mark.parametrize(
     ("student", "words"),
     [
@@ -187,6 +201,7 @@ def test_exit_status_says_some_submissions_could_not_be_graded(graded):
     ],
 )
 def test_hostile_submissions_are_contained_and_graded_error(graded, student, words):
+    _require_sandbox()
     got = _of(graded, student)
     assert len(got) == 1 and got[0]["status"] == "error", got
     assert re.search(words, got[0]["message"]), got[0]["message"]
@@ -260,7 +275,7 @@ def test_results_json_csv_and_summary(graded):
     }
     csv_lines = (out / "results.csv").read_text().splitlines()
     assert csv_lines[0] == (
-        "student,submission,exercise,part,status,points,max_points,checks,hints,solution_viewed,message"
+        "student,submission,exercise,part,status,points,max_points,checks,hints,solution_viewed,message,note"
     )
     assert len(csv_lines) == len(records) + 1
     summary = (out / "summary.md").read_text()
@@ -271,3 +286,12 @@ def test_results_json_csv_and_summary(graded):
 def test_feedback_never_contains_check_code(graded):
     for r in graded["records"]:
         assert "def " not in r["message"] and "Traceback" not in r["message"]
+
+
+def test_an_answer_that_raises_is_an_error_naming_its_cell_and_line(graded):
+    got = _by(graded["records"], "ray.ipynb")
+    executed = nbformat.read(graded["out"] / "executed" / "ray.ipynb", as_version=4)
+    cell = _cell(executed, 1, "answer") + 1  # as Jupyter counts
+    assert got[1]["status"] == "error", got[1]
+    assert got[1]["message"].startswith(f"cell {cell}, line 2: your answer raised RuntimeError: element 0")
+    assert got[2]["status"] == "passed"  # part 2 is judged on its own

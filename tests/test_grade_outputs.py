@@ -18,9 +18,10 @@ import pytest
 import autograd_course.execution.sandbox as sandbox_mod
 from autograd_course.challenge.verdict import Outcome, Verdict
 from autograd_course.cli import main
+from autograd_course.course import course_root
 from autograd_course.grading.archives import ArchiveError, unpack
 from autograd_course.grading.grade import Record, part2_checks, usage_of
-from autograd_course.grading.gradescope import build_bundle, run_autograder
+from autograd_course.grading.gradescope import gradescope_results
 from autograd_course.grading.results import write_results
 from autograd_course.grading.scoring import exercise_max, score
 from autograd_course.grading.shards import in_shard
@@ -91,12 +92,13 @@ def test_gradebook_files_have_the_exact_import_layouts(tmp_path):
     canvas = list(csv.reader((tmp_path / "canvas.csv").open()))
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Autograd challenge"]
     assert canvas[1] == ["Points Possible", "", "", "", "", "48"]
-    assert canvas[2] == ["Alice A", "", "alice", "", "", "3"]
+    # bob is not on the roster: no LMS user to match, left out; zoe submitted nothing: blank, not 0
+    assert canvas[2:] == [["Alice A", "", "alice", "", "", "3"], ["Zoe Z", "", "zoe", "", "", ""]]
     moodle = list(csv.reader((tmp_path / "moodle.csv").open()))
     assert moodle[0] == ["ID number", "Full name", "Autograd challenge", "Feedback"]
-    assert moodle[2] == ["bob", "", "2", "solution viewed: B.1"]
+    assert moodle[1:] == [["alice", "Alice A", "3", ""], ["zoe", "Zoe Z", "", ""]]
     text = (tmp_path / "feedback" / "alice.md").read_text()
-    assert "✘ the loss falls" in text and "✔ no gradient carries over" in text
+    assert "✘ the loss does not fall" in text and "✔ no gradient carries over" in text
     assert "B.1" in (tmp_path / "summary.md").read_text()
 
 
@@ -192,6 +194,27 @@ def test_merged_shards_equal_a_single_run(tmp_path, capsys):
     assert sorted(s for k in (1, 2, 3) for s in ids if in_shard(s, k, 3)) == ids
 
 
+def test_merge_refuses_repeated_missing_and_unsharded_outputs_naming_them(tmp_path, capsys):
+    subs, roster = _no_kernel_class(tmp_path)
+    common = [str(subs), "--roster", str(roster), "--sandbox", "none"]
+    assert main(["grade", *common, "--out", str(tmp_path / "whole")]) == 3
+    for k in (1, 2):
+        assert main(["grade", *common, "--out", str(tmp_path / f"shard{k}"), "--shard", f"{k}/2"]) in (0, 3)
+    capsys.readouterr()
+    one, two, whole = (str(tmp_path / n) for n in ("shard1", "shard2", "whole"))
+    cases = {
+        (one, one, two): "shard 1/2 given twice",
+        (one,): "incomplete set of shards, missing 2/2",
+        (one, two, whole): "is not a `grade --shard K/N` output",
+    }
+    for k, (folders, words) in enumerate(cases.items()):
+        out = tmp_path / f"merged{k}"
+        assert main(["grade", "--merge", *folders, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert words in err and err.startswith("error: "), err
+        assert not out.exists()
+
+
 def test_exit_status_is_1_for_strict_failures_and_2_for_bad_input(tmp_path, capsys):
     subs, _ = _no_kernel_class(tmp_path)
     assert main(["grade", str(subs), "--out", str(tmp_path / "o"), "--shard", "4/3"]) == 2
@@ -245,11 +268,40 @@ def test_gradescope_bundle_and_run_autograder_against_a_fake_root(tmp_path, caps
     (test,) = results["tests"]
     assert set(test) == {"name", "score", "max_score", "output", "visibility"}
     assert "broken JSON" in test["output"] and test["visibility"] == "visible"
-    assert build_bundle and run_autograder  # the functions the script and the command call
+    assert "download your notebook again" in test["output"]
+
+
+def test_gradescope_shows_students_their_results_and_keeps_the_sandbox_warning_for_staff(capsys):
+    records = [
+        Record("A.ipynb", "A", 2, "failed", "the loss does not fall", "s1", checks=[["loss_falls", False]])
+    ]
+    records[0].max_points = 4.0
+    data = gradescope_results(records, warning="WARNING: ... submissions ran UNSANDBOXED ...")
+    visible = json.dumps({k: v for k, v in data.items() if k != "extra_data"})
+    assert "UNSANDBOXED" not in visible and "UNSANDBOXED" in data["extra_data"]["instructor_warning"]
+    assert "UNSANDBOXED" in capsys.readouterr().err
+    assert "✘ the loss does not fall" in data["tests"][0]["output"]
+
+
+def test_feedback_names_unsent_exercises_and_failed_checks_plainly_in_valid_html(tmp_path):
+    records = [
+        Record("alice/B.ipynb", "B", 2, "failed", "a parameter never moves", "alice"),
+        Record("alice/notes.txt", "-", None, "error", "notes.txt: not a notebook", "alice"),
+    ]
+    records[0].checks = [["params_move", False], ["no_carryover", True]]
+    write_results(records, tmp_path)
+    text = (tmp_path / "feedback" / "alice.md").read_text()
+    assert "Not submitted (0 points): exercises A, C, D, E, M1, M2, M3." in text
+    assert "✘ some parameter never moves" in text and "✔ no gradient carries over between steps" in text
+    assert "(0 / 0" not in text and "download your notebook again" in text
+    page = (tmp_path / "feedback" / "alice.html").read_text()
+    assert page.count("<ul>") == page.count("</ul>") == 1 and "`" not in page
+    assert "<code>alice/notes.txt</code>" in page
 
 
 def test_each_student_is_judged_against_their_own_variant(tmp_path):
-    """vera solves her own draw of M1 and passes; victor hands in the default variant's answers and fails."""
+    """vera solves her own draw of M1 and passes; victor hands in the default draw's answers and fails;
+    alice's stamped notebook in a folder named otherwise is graded as alice's, and the mismatch reported."""
     from autograd_course.challenge.catalogue import exercise
     from autograd_course.challenge.parts import PARTS
     from autograd_course.challenge.variants import variant_for
@@ -257,10 +309,14 @@ def test_each_student_is_judged_against_their_own_variant(tmp_path):
 
     default = exercise("M1").bug
     assert variant_for("vera", "M1").bug != default and variant_for("victor", "M1").bug != default
+    assert variant_for("alice", "M1").bug != variant_for("s2001", "M1").bug  # else the test proves nothing
     source = nbformat.read(next(content_dir("solutions").glob("M1_*.ipynb")), as_version=4)
     subs = tmp_path / "submissions"
-    for student, answers_for in (("vera", "vera"), ("victor", None)):
+    # s2001 holds alice's notebook, stamped `alice` by `start --seed alice`: graded as alice, reported.
+    for student, answers_for in (("vera", "vera"), ("victor", None), ("s2001", "alice")):
         nb = nbformat.from_dict(json.loads(json.dumps(source)))
+        if student == "s2001":
+            nb.metadata["autograd_course"] = {"learner": "alice"}
         for cell in nb.cells:
             meta = cell.metadata.get("autograd_course", {})
             if meta.get("role") == "answer" and answers_for:
@@ -272,3 +328,36 @@ def test_each_student_is_judged_against_their_own_variant(tmp_path):
     status = {(r["student"], r["part"]): r["status"] for r in json.loads((out / "results.json").read_text())}
     assert status[("vera", 1)] == status[("vera", 2)] == "passed", status
     assert status[("victor", 1)] != "passed", status  # the default draw's proof is not proof of his
+    assert status[("s2001", 1)] == status[("s2001", 2)] == "passed", status
+    summary = (out / "summary.md").read_text()
+    assert "stamped for learner 'alice' (start --seed) but found as 's2001'" in summary
+
+
+def test_lms_downloads_are_understood_or_refused_and_lessons_are_not_submissions(tmp_path, capsys):
+    subs = tmp_path / "canvas"
+    (subs / "bob" / "my-work" / "lessons").mkdir(parents=True)
+    (subs / "ngalice_2001_998877_M2_mystery.ipynb").write_text("")  # Canvas: name_userid_attemptid_file
+    (subs / "ngalice_LATE_2001_998878_A_detached_output.ipynb").write_text("")
+    lesson = next((course_root() / "notebooks").glob("00_*.ipynb"))
+    (subs / "bob" / "my-work" / "lessons" / lesson.name).write_bytes(lesson.read_bytes())
+    (subs / "bob" / "my-work" / "A_detached_output.ipynb").write_text("")
+    out = tmp_path / "out"
+    assert main(["grade", str(subs), "--out", str(out), "--sandbox", "none"]) == 3
+    records = json.loads((out / "results.json").read_text())
+    assert sorted({r["student"] for r in records}) == ["2001", "bob"]
+    assert sorted(r["submission"] for r in records if r["student"] == "2001") == [
+        "ngalice_2001_998877_M2_mystery.ipynb",
+        "ngalice_LATE_2001_998878_A_detached_output.ipynb",
+    ]
+    assert [r["submission"] for r in records if r["student"] == "bob"] == [
+        "bob/my-work/A_detached_output.ipynb"
+    ]
+    canvas = list(csv.reader((out / "canvas.csv").open()))
+    assert ["ngalice", "2001", "", "", "", "0"] in canvas[2:]  # matched on Canvas' own user id
+    moodle = tmp_path / "moodle"
+    (moodle / "Alice Smith_123_assignsubmission_file_").mkdir(parents=True)
+    (moodle / "Alice Smith_123_assignsubmission_file_" / "A.ipynb").write_text("")
+    assert main(["grade", str(moodle), "--out", str(tmp_path / "m"), "--sandbox", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "Moodle's 'Download all submissions'" in err and "--roster" in err
+    assert not (tmp_path / "m").exists()

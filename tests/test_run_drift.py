@@ -105,7 +105,7 @@ def test_two_clean_runs_pass_every_gate(capsys, clean):
     code, out, _ = cli(capsys, "--compare", *clean, "--json", "--fail-on", "status,output,duration")
     data = json.loads(out)
     assert code == 0
-    assert data["changes"] == {"status": [], "output": [], "duration": []}
+    assert data["changes"] == {"status": [], "output": [], "duration": [], "stall": []}
     assert data["failed"] is False and data["fail_on"] == ["status", "output", "duration"]
 
 
@@ -118,7 +118,7 @@ def test_an_output_change_fails_only_the_output_gate(capsys, tmp_path, clean):
     assert cli(capsys, "--compare", a, b, "--json", "--fail-on", "duration")[0] == 0
     code, out, err = cli(capsys, "--compare", a, b, "--json", "--fail-on", "status,output")
     assert code == 1
-    assert "changes found: output (1 notebooks)" in err
+    assert "changes found:\n  output: notebooks/02_lesson.ipynb (cells 1)" in err
     data = json.loads(out)
     assert data["changes"]["output"] == ["notebooks/02_lesson.ipynb"]
     (changed,) = data["notebooks"][2]["changed_cells"]
@@ -223,7 +223,7 @@ def test_the_environment_is_compared_row_by_row(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--fail-on", "outputs"], "comma-separated list of status, output, duration; got 'outputs'"),
+        (["--fail-on", "outputs"], "comma-separated list of status, output, duration, stall; got 'outputs'"),
         (["--duration-threshold", "-5"], "expected a positive percentage"),
     ],
 )
@@ -253,3 +253,14 @@ def test_a_version_1_report_still_compares(tmp_path, clean):
     (a / "report.json").write_text(json.dumps(data))
     assert load_report(a).environment == {}
     assert compare_runs(a, clean[1]).changes()["status"] == []
+
+
+def test_a_changed_cell_whose_source_was_edited_shows_both_sources(capsys, tmp_path, clean):
+    a, _ = clean
+    edited = lesson({1: "loss 0.4300\n"})
+    edited.cells[3].source = "# cell 1, edited in run B\nprint('1')"
+    b = make_run(tmp_path / "edited", {n: edited if n == NAMES[2] else lesson({}) for n in NAMES})
+    out = cli(capsys, "--compare", a, b)[1]
+    section = out.split("### notebooks/02_lesson.ipynb")[1]
+    assert "source in run A:" in section and "Source in run B:" in section
+    assert section.index("source in run A") < section.index("edited in run B")

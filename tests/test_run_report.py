@@ -63,7 +63,7 @@ def test_report_round_trips_through_json(tmp_path):
     report = make_report()
     report.write(tmp_path)
     data = json.loads((tmp_path / "report.json").read_text())
-    assert data["counts"] == {"passed": 1, "failed": 1, "timeout": 0, "error": 0}
+    assert data["counts"] == {"passed": 1, "failed": 1, "timeout": 0, "error": 0, "stall": 0}
     loaded = load_report(tmp_path)
     assert loaded == report
     assert repr(loaded) == "RunReport(2 notebooks: 1 passed, 1 failed, 12.5 s)"
@@ -71,7 +71,9 @@ def test_report_round_trips_through_json(tmp_path):
 
 
 def test_an_unknown_status_is_refused():
-    with pytest.raises(ValueError, match="status must be one of passed, failed, timeout, error; got 'ok'"):
+    with pytest.raises(
+        ValueError, match="status must be one of passed, failed, timeout, error, stall; got 'ok'"
+    ):
         NotebookResult("x.ipynb", "ok", 1.0)
 
 
@@ -90,7 +92,7 @@ def test_the_course_version_is_the_commit_in_a_checkout_else_the_package_version
     root = Path(__file__).resolve().parent.parent
     head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True)
     if head.returncode == 0:
-        assert course_version(root).removesuffix("+modified") == head.stdout.strip()
+        assert course_version(root).split("+modified.")[0] == head.stdout.strip()
     version = importlib.metadata.version("autograd-debugging-course")
     assert course_version(tmp_path) == f"package {version}"  # an installed course, no checkout
 
@@ -98,3 +100,24 @@ def test_the_course_version_is_the_commit_in_a_checkout_else_the_package_version
 def test_an_interpreter_that_cannot_be_probed_leaves_the_environment_unrecorded(tmp_path):
     assert probe_interpreter(str(tmp_path / "no-python")) == {}
     assert environment_line({}).startswith("not recorded")
+
+
+def test_two_differently_edited_copies_of_one_commit_record_different_versions(tmp_path):
+    def git(*args, cwd):
+        subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    git("init", "-q", cwd=origin)
+    (origin / "lesson.py").write_text("x = 1\n")
+    git("add", "lesson.py", cwd=origin)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one", cwd=origin)
+    versions = set()
+    for edit in ("x = 2\n", "x = 3\n"):
+        copy = tmp_path / f"copy{len(versions)}"
+        git("clone", "-q", str(origin), str(copy), cwd=tmp_path)
+        clean = course_version(copy)
+        (copy / "lesson.py").write_text(edit)
+        assert course_version(copy).startswith(clean + "+modified.")
+        versions.add(course_version(copy))
+    assert len(versions) == 2

@@ -70,3 +70,13 @@ def test_nightly_runs_each_torch_session_uploads_its_run_compares_and_describes_
     gpu = jobs["gpu"]
     assert "gpu" in gpu["runs-on"] and "self-hosted" in gpu["runs-on"]
     assert any("-p device cuda" in s.get("run", "") for s in gpu["steps"])
+
+
+def test_ci_gives_bubblewrap_its_namespaces_requires_the_sandbox_and_caches_pip():
+    job = workflow("ci.yml")["jobs"]["test"]
+    assert "seccomp=unconfined" in job["container"]["options"]
+    assert job["env"]["AUTOGRAD_COURSE_REQUIRE_SANDBOX"] == "1"
+    cache = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/cache@"))
+    assert cache["with"]["path"] == job["env"]["PIP_CACHE_DIR"]
+    nightly = workflow("nightly.yml")["jobs"]["torch"]["steps"]
+    assert any(".nox" in s.get("with", {}).get("path", "") for s in nightly if "uses" in s)

@@ -26,6 +26,7 @@ def main(args: argparse.Namespace) -> int:
     """Exit 0 only when every part of every notebook passes."""
     # The grader imports torch: only when checking, not for every `autograd-course` call.
     from autograd_course.grading.grade import Submission, grade_folder
+    from autograd_course.grading.preflight import GraderUnusable, check_grader
     from autograd_course.grading.results import table_text
 
     path = Path(args.path).resolve()  # the grader's kernel runs elsewhere: keep no relative path
@@ -52,6 +53,11 @@ def main(args: argparse.Namespace) -> int:
     files = {nb.name: nb for nb in notebooks}
     learner = read_learner(workspace)
     subs = [Submission(name, name, nb, learner=learner) for name, nb in files.items()]
+    try:
+        check_grader(None, subs)
+    except GraderUnusable as exc:
+        print(f"error: `check` cannot grade in this installation: {exc}", file=sys.stderr)
+        return 2
     records = grade_folder(subs, jobs=args.jobs, timeout=args.timeout, progress=len(files) > 1)
     print(table_text(records))
     write_progress(workspace, records, files)

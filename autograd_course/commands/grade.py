@@ -8,7 +8,7 @@ from pathlib import Path
 
 from autograd_course.commands._verbosity import add_verbosity, configure_logging
 from autograd_course.execution.sandbox import MODES
-from autograd_course.grading.options import POLICIES
+from autograd_course.grading.options import ASSIGNMENT, POLICIES
 
 NAME = "grade"
 HELP = "grade a class: students, points, gradebooks, feedback, sandboxed kernels, shards"
@@ -39,6 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shard", help="K/N: grade only shard K of N of the students")
     parser.add_argument("--merge", nargs="+", metavar="OUT", help="combine shard outputs into --out")
     parser.add_argument("--overwrite", action="store_true", help="replace results already in --out")
+    parser.add_argument(
+        "--assignment",
+        default=ASSIGNMENT,
+        help=f'the grade column of canvas.csv and moodle.csv (default: "{ASSIGNMENT}"); for Canvas, '
+        '"Name (id)" updates that existing assignment instead of creating a new one',
+    )
     add_verbosity(parser)
 
 
@@ -60,6 +66,7 @@ def main(args: argparse.Namespace) -> int:
         strict=args.strict,
         shard=args.shard,
         overwrite=args.overwrite,
+        assignment=args.assignment,
     )
     try:
         if args.merge:

@@ -93,8 +93,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_change_kinds,
         default=(),
         metavar="KINDS",
-        help="with --compare: exit 1 when a change of these kinds is found: status,output,duration "
-        "(default: exit 0 whatever changed)",
+        help="with --compare: exit 1 when a change of these kinds is found: status,output,duration,stall "
+        "(stall: a notebook stalled in either run; default: exit 0 whatever changed)",
     )
     parser.add_argument(
         "--duration-threshold",
@@ -115,11 +115,29 @@ def _compare(args: argparse.Namespace, compare_runs: Any) -> int:
     comparison = compare_runs(*args.compare, duration_threshold=args.duration_threshold)
     print(comparison.to_json(args.fail_on) if args.json else comparison.to_markdown(), end="")
     if comparison.fails(args.fail_on):
-        found = comparison.changes()
-        kinds = ", ".join(f"{kind} ({len(found[kind])} notebooks)" for kind in args.fail_on if found[kind])
-        print(f"autograd-course run --compare: changes found: {kinds}", file=sys.stderr)
+        print(
+            f"autograd-course run --compare: changes found:\n{_named_changes(comparison, args.fail_on)}",
+            file=sys.stderr,
+        )
         return 1
     return 0
+
+
+def _named_changes(comparison: Any, kinds: tuple[str, ...]) -> str:
+    """One line per --fail-on kind found: its notebooks; for output, their cells (nbval numbers)."""
+    found = comparison.changes()
+    cells = {d.path: [c.cell for c in d.cells] for d in comparison.notebooks}
+    lines = []
+    for kind in kinds:
+        if found[kind]:
+            named = [
+                f"{path} (cells {', '.join(map(str, cells[path]))})"
+                if kind == "output" and cells.get(path)
+                else path
+                for path in found[kind]
+            ]
+            lines.append(f"  {kind}: {'; '.join(named)}")
+    return "\n".join(lines)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -53,8 +53,9 @@ def main(args: argparse.Namespace) -> int:
     for path in done.copied:
         print(f"copied {path}")
     for path in done.kept:
-        hint = "" if path.parent.name == LESSONS else f"; `autograd-course reset {path.stem.split('_')[0]}`"
-        print(f"kept   {path} (yours{hint} restores the original)")
+        note = f"stamped for learner {learner}; " if path in done.stamped else ""
+        reset = f"autograd-course reset {path.stem.split('_')[0]}"
+        print(f"kept   {path} ({note}yours: `{reset}` restores the original)")
     first = dest / LESSONS / "00_mental_model.ipynb"
     print(f"\nOpen it: jupyter lab {first if first.exists() else dest}")
     print(f"Grade your challenge notebooks: autograd-course check {dest}")

@@ -11,12 +11,14 @@ learner's `check` runs on the core install.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import re
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
@@ -33,6 +35,7 @@ __all__ = [
     "KernelSpec",
     "execute_cells",
     "kernel_manager",
+    "poll_in_slices",
 ]
 
 
@@ -49,6 +52,39 @@ class CleanupOnTimeout:
             if task is not current and task.get_coro().__name__ == "_async_poll_output_msg":
                 task.cancel()
         return await super()._async_handle_timeout(timeout, cell)
+
+    async def async_start_new_kernel_client(self) -> Any:
+        kc = await super().async_start_new_kernel_client()
+        poll_in_slices(kc.shell_channel)
+        return kc
+
+
+POLL_SLICE_S = 1.0
+
+
+def poll_in_slices(channel: Any) -> None:
+    """Make the channel wait for replies in POLL_SLICE_S slices, not one wait as long as a cell timeout.
+
+    nbclient waits for a cell's execute_reply with one poll as long as the cell timeout (300 s). A
+    wake-up of that poll that is missed (the zmq socket's edge-triggered descriptor, read by several
+    event loops in the worker threads of a parallel run) leaves the reply unread until the poll
+    times out: a cell the kernel finished in milliseconds then "takes" the whole timeout. Each new
+    slice checks the socket again, so a missed wake-up costs at most a slice.
+    """
+    original = channel.get_msg
+
+    async def get_msg(timeout: float | None = None, **kw: Any) -> Any:
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = POLL_SLICE_S if end is None else max(0.0, min(POLL_SLICE_S, end - time.monotonic()))
+            try:
+                reply = original(timeout=left, **kw)
+                return await reply if inspect.isawaitable(reply) else reply
+            except Empty:
+                if end is not None and time.monotonic() >= end:
+                    raise
+
+    channel.get_msg = get_msg
 
 
 class _CellsClient(CleanupOnTimeout, NotebookClient):

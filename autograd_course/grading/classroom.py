@@ -15,6 +15,8 @@ from pathlib import Path
 from autograd_course.course import content_dir
 from autograd_course.execution.sandbox import Sandbox, SandboxError, choose_sandbox
 from autograd_course.grading.grade import Record, grade_folder
+from autograd_course.grading.options import ASSIGNMENT
+from autograd_course.grading.preflight import GraderUnusable, check_grader
 from autograd_course.grading.results import exit_status, summary_markdown, write_results
 from autograd_course.grading.shards import ShardError, in_shard, merge_outputs, parse_shard
 from autograd_course.grading.students import RosterError, Student, find_students, submissions_of
@@ -43,6 +45,7 @@ class ClassOptions:
     strict: bool = False
     shard: str | None = None
     overwrite: bool = False
+    assignment: str = ASSIGNMENT
 
     def __repr__(self) -> str:
         return f"ClassOptions({self.submissions} -> {self.out}, shard {self.shard or 'all'})"
@@ -69,6 +72,8 @@ def merge_class(options: ClassOptions, shards: list[Path]) -> int:
         roster_ids=meta.get("roster_ids"),
         policy=meta.get("policy", "flag"),
         warning=warning,
+        assignment=meta.get("assignment", options.assignment),
+        canvas_ids=meta.get("canvas_ids"),
     )
     print(summary_markdown(records, warning))
     return exit_status(records, options.strict)
@@ -124,6 +129,10 @@ def grade_class(options: ClassOptions) -> int:
     log.info("grading %d students in %s (%s)", len(students), subs, sandbox)
     with tempfile.TemporaryDirectory(prefix="autograd-course-unpack-") as scratch:
         found = submissions_of(students, subs, Path(scratch))
+        try:
+            check_grader(sandbox, found)
+        except GraderUnusable as exc:
+            raise GradeInputError(f"cannot grade here, nothing was graded or written: {exc}") from None
         records = grade_folder(
             found,
             jobs=options.jobs,
@@ -132,12 +141,24 @@ def grade_class(options: ClassOptions) -> int:
             progress=sys.stderr.isatty() and log.isEnabledFor(logging.INFO),
             sandbox=sandbox,
         )
+    submitted = {sub.student for sub in found}
     records += [
-        Record(s.id, "-", None, "missing", "nothing submitted", s.id) for s in students if not s.files
+        Record(s.id, "-", None, "missing", "nothing submitted", s.id)
+        for s in students
+        if s.id not in submitted
     ]
     names = {s.id: s.name for s in students if s.name}
+    shard = "/".join(map(str, parse_shard(options.shard))) if options.shard else ""
     write_results(
-        records, options.out, names=names, roster_ids=roster_ids, policy=options.policy, warning=warning
+        records,
+        options.out,
+        names=names,
+        roster_ids=roster_ids,
+        policy=options.policy,
+        warning=warning,
+        shard=shard,
+        assignment=options.assignment,
+        canvas_ids={s.id: s.canvas_id for s in students if s.canvas_id},
     )
     print(summary_markdown(records, warning))
     log.info(

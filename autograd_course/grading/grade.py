@@ -23,7 +23,7 @@ import sys
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from autograd_course.challenge.parts import part1_verdict, part2_verdict
 from autograd_course.challenge.verdict import Outcome, Verdict
 from autograd_course.execution.kernel import KernelSpec, execute_cells
 from autograd_course.execution.sandbox import Sandbox, course_import_path
+from autograd_course.learner import learner_for
 from autograd_course.protocol import LEARNER_ENV, USAGE_MIME
 
 __all__ = [
@@ -89,6 +90,7 @@ class Record:
     solution_viewed: bool = False
     points: float = 0.0
     max_points: float = 0.0
+    note: str = ""  # for the instructor: e.g. the notebook's stamped learner differs from its folder
 
     def __repr__(self) -> str:
         return f"Record({self.submission}, {self.exercise} part {self.part}: {self.status})"
@@ -175,7 +177,7 @@ def _inject(nb, exercises: dict[str, list[int]], export_dir: Path):
     nb.cells.append(cell)
 
 
-def _kernel_env(learner: str | None, scratch: Path, confined: bool) -> dict[str, str]:
+def kernel_env(learner: str | None, scratch: Path, confined: bool) -> dict[str, str]:
     """The kernel's environment: the learner (for the variant), no secrets of the grader when confined."""
     keep = ("PATH", "LANG", "LC_ALL", "TZ") if confined else tuple(os.environ)
     env = {k: os.environ[k] for k in keep if k in os.environ and k != LEARNER_ENV}
@@ -246,7 +248,7 @@ def _run(nb, pairs, sub: Submission, scratch: Path, budget: float, sandbox: Sand
         nb.cells[i].outputs, nb.cells[i].execution_count = [], None  # stale outputs of another run
     spec = KernelSpec(
         cwd=run_dir,
-        env=_kernel_env(sub.learner, scratch, confined),
+        env=kernel_env(sub.learner, scratch, confined),
         sandbox=sandbox,
         scratch=scratch,
     )
@@ -265,10 +267,13 @@ def _judge(execution, nb, pairs, sub: Submission, export_dir: Path) -> list[Reco
         return [Record(name, ex, part, execution.status, execution.message) for ex, part in pairs]
     if refused := _refusal(execution, nb):
         return [Record(name, ex, part, "error", refused) for ex, part in pairs]
+    raised = _raised_in_answers(execution, nb, name)
     answered = _answered(nb)
     with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
         return [
-            judge_export(name, export_dir, ex, part, (ex, part) in answered, learner=sub.learner)
+            raised[(ex, part)]
+            if (ex, part) in raised
+            else judge_export(name, export_dir, ex, part, (ex, part) in answered, learner=sub.learner)
             for ex, part in pairs
         ]
 
@@ -280,6 +285,8 @@ def grade_notebook(
     nb, pairs, why = _prepare(sub)
     if nb is None:
         return [Record(sub.name, "-", None, "error", why, sub.student)]
+    learner, note = learner_for(nb, sub.learner)
+    sub = replace(sub, learner=learner)
     stored_usage = usage_of(nb)
     execution, export_dir = _run(nb, pairs, sub, scratch, budget, sandbox)
     if executed is not None:
@@ -288,7 +295,7 @@ def grade_notebook(
     records = _judge(execution, nb, pairs, sub, export_dir)
     usage = stored_usage | usage_of(nb)
     for r in records:
-        r.student = sub.student
+        r.student, r.note = sub.student, note
         used = [u for u in usage if u[0] == r.exercise and u[1] == r.part]
         r.hints = max((u[3] for u in used if u[2] == "hint"), default=0)
         r.solution_viewed = any(u[2] == "solution" for u in used)
@@ -318,6 +325,19 @@ def usage_of(nb) -> set[tuple[str, int, str, int]]:
 def _check_cells(nb) -> dict[int, str]:
     """{index: ""} of the challenge's check cells (role "check")."""
     return {i: "" for i, m in challenge_cells(nb) if m.get("role") == "check"}
+
+
+def _raised_in_answers(execution, nb, name: str) -> dict[tuple[str, int], Record]:
+    """{(exercise, part): an `error` record} for each part whose answer cell raised when it ran."""
+    errors = {err.cell: err for err in execution.errors}
+    found: dict[tuple[str, int], Record] = {}
+    for i, m in challenge_cells(nb):
+        key = (m["exercise"], m.get("part"))
+        if m.get("role") == "answer" and i in errors and key not in found:
+            err = errors[i]
+            why = f"{err.where()}: your answer raised {err.name}: {err.message[:200]}"
+            found[key] = Record(name, key[0], key[1], "error", why)
+    return found
 
 
 def _answered(nb) -> set[tuple[str, int]]:

@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.grading.options import ASSIGNMENT
 from autograd_course.grading.scoring import exercise_max
 
 __all__ = ["ASSIGNMENT", "StudentGrade", "student_grades", "write_gradebooks"]
-
-ASSIGNMENT = "Autograd challenge"  # the gradebook column name (Canvas creates it on import)
 
 
 @dataclass
@@ -61,8 +60,24 @@ def student_grades(records: list[Any], names: dict[str, str], roster_ids: set[st
     return rows
 
 
-def write_gradebooks(rows: list[StudentGrade], out: Path) -> list[Path]:
-    """grades.csv, canvas.csv and moodle.csv in out."""
+def _lms_rows(rows: list[StudentGrade], canvas_ids: dict[str, str]) -> list[tuple[StudentGrade, str]]:
+    """(row, grade) for the LMS files: a learner not on the roster cannot be matched to an LMS user
+    and is left out (grades.csv and summary.md list them); one who submitted nothing gets a blank
+    grade, which the LMS leaves ungraded, not a 0 it would count."""
+    return [
+        (r, "" if r.status == "missing" else _fmt(r.total))
+        for r in rows
+        if r.status != "not on roster" or r.id in canvas_ids  # Canvas' own user id needs no roster
+    ]
+
+
+def write_gradebooks(
+    rows: list[StudentGrade],
+    out: Path,
+    assignment: str = ASSIGNMENT,
+    canvas_ids: dict[str, str] | None = None,
+) -> list[Path]:
+    """grades.csv, canvas.csv and moodle.csv in out; `assignment` is the LMS column (Canvas: "Name (id)")."""
     exercises = list(EXERCISES)
     paths = [out / "grades.csv", out / "canvas.csv", out / "moodle.csv"]
     with paths[0].open("w", newline="") as f:
@@ -83,14 +98,16 @@ def write_gradebooks(rows: list[StudentGrade], out: Path) -> list[Path]:
             )
     with paths[1].open("w", newline="") as f:  # Canvas: Grades > Import, matched on SIS User ID
         w = csv.writer(f)
-        w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", ASSIGNMENT])
+        w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])
         w.writerow(["Points Possible", "", "", "", "", _fmt(rows[0].max if rows else 0)])
-        for r in rows:
-            w.writerow([r.name or r.id, "", r.id, "", "", _fmt(r.total)])
+        for r, grade in _lms_rows(rows, canvas_ids or {}):
+            # A Canvas download names its users by Canvas' own ID (matched first); else SIS User ID.
+            canvas = (canvas_ids or {}).get(r.id, "")
+            w.writerow([r.name or r.id, canvas, "" if canvas else r.id, "", "", grade])
     with paths[2].open("w", newline="") as f:  # Moodle: Grades > Import > CSV file, map ID number
         w = csv.writer(f)
-        w.writerow(["ID number", "Full name", ASSIGNMENT, "Feedback"])
-        for r in rows:
+        w.writerow(["ID number", "Full name", assignment, "Feedback"])
+        for r, grade in _lms_rows(rows, {}):
             note = f"solution viewed: {', '.join(r.solution_viewed)}" if r.solution_viewed else ""
-            w.writerow([r.id, r.name, _fmt(r.total), note])
+            w.writerow([r.id, r.name, grade, note])
     return paths

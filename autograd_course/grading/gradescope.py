@@ -11,12 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
 from autograd_course.execution.sandbox import choose_sandbox
+from autograd_course.grading.feedback import check_line, look_at
 from autograd_course.grading.grade import grade_folder
+from autograd_course.grading.preflight import GraderUnusable, check_grader
 from autograd_course.grading.results import write_results
 from autograd_course.grading.students import Student, submissions_of
 
@@ -29,7 +32,7 @@ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pyth
 python3 -m venv /autograder/venv
 # torch's CPU build (PyPI's default Linux wheel is the multi-GB CUDA one).
 /autograder/venv/bin/pip install -q --extra-index-url https://download.pytorch.org/whl/cpu \\
-  -c /autograder/source/constraints.txt /autograder/source
+  -c /autograder/source/constraints.txt "/autograder/source[grade]"
 """
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this for every submission; results go to $AUTOGRADER_ROOT/results/results.json.
@@ -70,12 +73,17 @@ def _learner(root: Path) -> str:
 
 
 def gradescope_results(records: list, warning: str = "") -> dict:
-    """Gradescope's results.json: score, and per test name, score, max_score, output, visibility."""
+    """Gradescope's results.json: score, and per test name, score, max_score, output, visibility.
+
+    Everything in it is shown to the student; a warning for the instructor (an unsandboxed run)
+    goes to `extra_data` and the autograder's log (stderr), which only staff see.
+    """
     tests = []
     for r in records:
-        name = f"{r.exercise} part {r.part}" if r.part else r.submission
+        name = f"Exercise {r.exercise}, part {r.part}" if r.part else r.submission
         lines = [f"{r.status.replace('_', ' ')}: {r.message}"]
-        lines += [f"{'passed' if ok else 'failed'}: {check}" for check, ok in r.checks]
+        lines += [check_line(check, ok) for check, ok in r.checks]
+        lines.append(f"What to look at: {look_at(r)}")
         tests.append(
             {
                 "name": name,
@@ -85,12 +93,17 @@ def gradescope_results(records: list, warning: str = "") -> dict:
                 "visibility": "visible",
             }
         )
-    return {
-        "score": sum(t["score"] for t in tests),
-        "output": warning or "Graded by autograd-course.",
+    score, most = sum(t["score"] for t in tests), sum(t["max_score"] for t in tests)
+    data = {
+        "score": score,
+        "output": f"Graded by autograd-course: {score:g} of {most:g} points for what you submitted.",
         "visibility": "visible",
         "tests": tests,
     }
+    if warning:
+        data["extra_data"] = {"instructor_warning": warning}
+        print(warning, file=sys.stderr)
+    return data
 
 
 def run_autograder(root: Path, timeout: float = 600, sandbox_mode: str = "auto") -> dict:
@@ -102,6 +115,7 @@ def run_autograder(root: Path, timeout: float = 600, sandbox_mode: str = "auto")
     results_dir = root / "results"
     with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as work:
         subs = submissions_of([Student(learner, "", files)], folder, Path(scratch))
+        check_grader(sandbox, subs)  # GraderUnusable: no results.json, so Gradescope reports a failure, not 0
         records = grade_folder(subs, jobs=1, timeout=timeout, progress=False, sandbox=sandbox)
         write_results(records, Path(work), warning=sandbox.warning)  # scores the records
     data = gradescope_results(records, sandbox.warning)
@@ -117,7 +131,11 @@ def _main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", default=os.environ.get("AUTOGRADER_ROOT", "/autograder"))
     parser.add_argument("--timeout", type=float, default=600)
     args = parser.parse_args(argv)
-    run_autograder(Path(args.root), args.timeout)
+    try:
+        run_autograder(Path(args.root), args.timeout)
+    except GraderUnusable as exc:
+        print(f"error: the autograder cannot grade (no score written): {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -2,4 +2,6 @@
 
 POLICIES = ("flag", "zero")  # --solution-viewed: keep the points and flag the part, or give it 0
 
-__all__ = ["POLICIES"]
+ASSIGNMENT = "Autograd challenge"  # canvas.csv's and moodle.csv's grade column, unless --assignment
+
+__all__ = ["ASSIGNMENT", "POLICIES"]

@@ -11,6 +11,7 @@ from autograd_course.challenge.catalogue import EXERCISES
 from autograd_course.grading.feedback import write_feedback
 from autograd_course.grading.grade import STATUSES, Record
 from autograd_course.grading.gradebook import student_grades, write_gradebooks
+from autograd_course.grading.options import ASSIGNMENT
 from autograd_course.grading.scoring import part_max, score
 
 __all__ = [
@@ -33,6 +34,7 @@ FIELDS = (
     "hints",
     "solution_viewed",
     "message",
+    "note",
 )
 META = "grading.json"  # what a run knew besides the records (names, roster, policy), for --merge
 EXIT_COMPLETED, EXIT_STRICT, EXIT_BAD_INPUT, EXIT_UNGRADED = 0, 1, 2, 3
@@ -76,6 +78,9 @@ def summary_markdown(records: list[Record], warning: str = "") -> str:
     missing = sorted({r.student for r in records if r.status == "missing"})
     if missing:
         lines += ["", f"## Missing ({len(missing)})", "", ", ".join(f"`{m}`" for m in missing)]
+    notes = sorted({f"`{r.submission}`: {r.note}" for r in records if r.note})
+    if notes:
+        lines += ["", "## Learner ids to check", "", *(f"- {n}" for n in notes)]
     viewed = sorted({f"`{r.student}` {r.exercise}.{r.part}" for r in records if r.solution_viewed})
     if viewed:
         lines += ["", "## Solutions viewed", "", *(f"- {v}" for v in viewed)]
@@ -90,8 +95,14 @@ def write_results(
     roster_ids: list[str] | None = None,
     policy: str = "flag",
     warning: str = "",
+    shard: str = "",
+    assignment: str = ASSIGNMENT,
+    canvas_ids: dict[str, str] | None = None,
 ) -> None:
-    """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/ and grading.json in out."""
+    """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/ and grading.json in out.
+
+    shard ("K/N") marks the output of `grade --shard`, so that `--merge` can check it has every shard once.
+    """
     names = dict(names or {})
     for r in records:
         r.student = r.student or r.submission
@@ -108,9 +119,18 @@ def write_results(
             writer.writerow(row)
     (out / "summary.md").write_text(summary_markdown(records, warning))
     grades = student_grades(records, names, set(roster_ids or []))
-    write_gradebooks(grades, out)
+    write_gradebooks(grades, out, assignment, canvas_ids or {})
     write_feedback(records, grades, out)
-    meta = {"names": names, "roster_ids": list(roster_ids or []), "policy": policy, "warning": warning}
+    meta = {
+        "names": names,
+        "roster_ids": list(roster_ids or []),
+        "policy": policy,
+        "warning": warning,
+        "assignment": assignment,
+        "canvas_ids": dict(canvas_ids or {}),
+    }
+    if shard:
+        meta["shard"] = shard
     (out / META).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
 
 

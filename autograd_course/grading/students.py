@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograd_course.course import course_notebooks
 from autograd_course.grading.archives import ArchiveError, is_archive, unpack
 from autograd_course.grading.grade import Submission
 
 __all__ = ["RosterError", "Student", "find_students", "read_roster", "submissions_of"]
+
+
+LESSON_NAMES = frozenset(p.name for p in course_notebooks())
 
 
 class RosterError(ValueError):
@@ -24,6 +29,7 @@ class Student:
     name: str = ""
     files: list[Path] = field(default_factory=list)
     on_roster: bool = True
+    canvas_id: str = ""  # Canvas' own user id, when the files came from a Canvas download
 
     def __repr__(self) -> str:
         return f"Student({self.id}, {len(self.files)} files)"
@@ -47,16 +53,49 @@ def _stem(path: Path) -> str:
     return path.stem
 
 
+# Canvas' "Download Submissions": one flat folder of `<name>[_LATE]_<user id>_<submission id>_<file>`.
+CANVAS_FILE = re.compile(
+    r"^(?P<name>[a-z0-9]+)(?:_late)?_(?P<user>\d+)_(?P<attempt>\d+)_(?P<file>.+)$", re.IGNORECASE
+)
+# Moodle's "Download all submissions": one folder per participant,
+# `<Full name>_<participant id>_assignsubmission_<plugin>_`.
+MOODLE_FOLDER = re.compile(r"^(?P<name>.+)_(?P<participant>\d+)_assign(?:submission|feedback)_\w*$")
+
+
+def _entry_student(entry: Path) -> Student:
+    """The student a top-level entry of the submissions folder belongs to (Canvas names understood)."""
+    canvas = CANVAS_FILE.match(entry.name) if entry.is_file() else None
+    if canvas:
+        user = canvas["user"]
+        return Student(user, canvas["name"], on_roster=False, canvas_id=user)
+    return Student(entry.name if entry.is_dir() else _stem(entry), on_roster=False)
+
+
 def layout_students(subs: Path) -> dict[str, Student]:
-    """nbgrader's layout: submissions/<student>/...; a file directly under submissions/ is its own student."""
+    """nbgrader's layout: submissions/<student>/...; a file directly under submissions/ is its own student.
+
+    A Canvas download's files (`name_userid_attemptid_file`) belong to the Canvas user id they name.
+    """
     found: dict[str, Student] = {}
     for entry in sorted(subs.iterdir()):
         if entry.name.startswith("."):
             continue
-        sid = entry.name if entry.is_dir() else _stem(entry)
-        student = found.setdefault(sid, Student(sid, on_roster=False))
+        new = _entry_student(entry)
+        student = found.setdefault(new.id, new)
         student.files += _visible_files(entry)
     return found
+
+
+def _refuse_moodle_folders(unclaimed: list[str]) -> None:
+    """Moodle names folders by an internal participant number that moodle.csv cannot be matched on."""
+    moodle = [sid for sid in unclaimed if MOODLE_FOLDER.match(sid)]
+    if moodle:
+        raise RosterError(
+            f"{len(moodle)} folders look like Moodle's 'Download all submissions' ({moodle[0]!r}, ...): "
+            "their numbers are Moodle participant numbers, not the ID numbers moodle.csv is imported by. "
+            "Pass --roster with columns id,name,files mapping each learner's ID number to their folder "
+            "(files: the folder name)"
+        )
 
 
 def read_roster(path: Path) -> list[tuple[str, str, list[str]]]:
@@ -88,6 +127,7 @@ def find_students(subs: Path, roster: Path | None = None) -> list[Student]:
     """
     layout = layout_students(subs)
     if roster is None:
+        _refuse_moodle_folders(list(layout))
         return list(layout.values())
     students, claimed = [], set()
     for sid, name, files in read_roster(roster):
@@ -102,11 +142,19 @@ def find_students(subs: Path, roster: Path | None = None) -> list[Student]:
             paths = layout[sid].files if sid in layout else []
         claimed |= set(paths)
         students.append(Student(sid, name, paths))
+    unclaimed = []
     for sid, student in layout.items():
         rest = [p for p in student.files if p not in claimed]
         if rest and sid not in {s.id for s in students}:
-            students.append(Student(sid, "", rest, on_roster=False))
+            unclaimed.append(sid)
+            students.append(Student(sid, student.name, rest, on_roster=False, canvas_id=student.canvas_id))
+    _refuse_moodle_folders(unclaimed)
     return students
+
+
+def _is_lesson(path: Path) -> bool:
+    """A course lesson notebook (a workspace's lessons/, or a lesson's own file name)."""
+    return path.suffix == ".ipynb" and ("lessons" in path.parts[:-1] or path.name in LESSON_NAMES)
 
 
 def submissions_of(students: list[Student], subs: Path, scratch: Path) -> list[Submission]:
@@ -118,6 +166,8 @@ def submissions_of(students: list[Student], subs: Path, scratch: Path) -> list[S
     found = []
     for n, student in enumerate(students):
         for path in student.files:
+            if _is_lesson(path):  # a whole workspace submitted: its lessons are not submissions
+                continue
             label = path.relative_to(subs).as_posix()
             if not is_archive(path):
                 if path.parent == subs or path.suffix == ".ipynb":

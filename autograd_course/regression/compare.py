@@ -25,7 +25,7 @@ __all__ = [
     "parse_change_kinds",
 ]
 
-CHANGE_KINDS = ("status", "output", "duration")
+CHANGE_KINDS = ("status", "output", "duration", "stall")
 COMPARISON_VERSION = 1
 CELL_NUMBERING = (
     "cell N is the Nth code cell from 0, as nbval names it (`notebook.ipynb::Cell N`); "
@@ -118,6 +118,7 @@ class CellChange:
     source: str
     before: str
     after: str
+    source_b: str | None = None  # run B's source, when it differs from run A's (an edited copy)
 
     def __repr__(self) -> str:
         return f"CellChange(cell {self.cell})"
@@ -135,6 +136,7 @@ class CellChange:
             "cell": self.cell,
             "execution_count": self.execution_count,
             "source": self.source,
+            "source_b": self.source_b,
             "before": self.before,
             "after": self.after,
             "diff": self.diff(),
@@ -202,6 +204,8 @@ class RunComparison:
             "status": [d.path for d in self.notebooks if d.status_changed],
             "output": [d.path for d in self.notebooks if d.cells],
             "duration": [d.path for d in self.notebooks if d.duration_changed],
+            # a stall in either run, changed or not: a stalled run proves nothing about its notebook
+            "stall": [d.path for d in self.notebooks if "stall" in (d.status_a, d.status_b)],
         }
 
     def fails(self, kinds: tuple[str, ...]) -> bool:
@@ -268,7 +272,17 @@ class RunComparison:
                     lines += [f"Not run in {side} (the notebook stopped before them): {_ranges(cells)}.", ""]
             for change in d.cells:
                 shown = "" if change.execution_count is None else f" (`In [{change.execution_count}]`)"
-                lines += [f"Cell {change.cell}{shown}:", "", "```python", change.source, "```", ""]
+                if change.source_b is None:
+                    lines += [f"Cell {change.cell}{shown}:", "", "```python", change.source, "```", ""]
+                else:  # the source itself changed: show both, A then B
+                    lines += [
+                        f"Cell {change.cell}{shown}, source in run A:",
+                        "",
+                        "```python",
+                        change.source,
+                        "```",
+                    ]
+                    lines += ["", "Source in run B:", "", "```python", change.source_b, "```", ""]
                 lines += ["```diff", change.diff(), "```", ""]
         lines += self._duration_lines()
         return "\n".join(lines).rstrip("\n") + "\n"
@@ -362,7 +376,14 @@ def _cell_changes(
         after = sanitize(cell_text_outputs(cell_b))
         if before != after:
             changes.append(
-                CellChange(number, cell_a.get("execution_count"), trim_source(cell_a.source), before, after)
+                CellChange(
+                    number,
+                    cell_a.get("execution_count"),
+                    trim_source(cell_a.source),
+                    before,
+                    after,
+                    None if cell_b.source == cell_a.source else trim_source(cell_b.source),
+                )
             )
     return changes, not_run_a, not_run_b
 

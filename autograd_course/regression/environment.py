@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import json
 import os
@@ -70,22 +71,22 @@ def probe_interpreter(
 
 
 def course_version(root: Path) -> str:
-    """The course's git commit (`+modified` when tracked files changed), else the package version."""
+    """The course's git commit (`+modified.<hash of the changes>` when tracked files changed), else the
+    package version. Two edited copies of one commit so record different versions."""
     if (root / ".git").exists():
         try:
             head = subprocess.run(
                 ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30
             )
             dirty = subprocess.run(
-                ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                capture_output=True,
-                text=True,
-                timeout=30,
+                ["git", "-C", str(root), "diff", "HEAD", "--binary"], capture_output=True, timeout=60
             )
         except (OSError, subprocess.TimeoutExpired):
             head = dirty = None
         if head is not None and head.returncode == 0 and head.stdout.strip():
-            return head.stdout.strip() + ("+modified" if dirty and dirty.stdout.strip() else "")
+            changes = dirty.stdout if dirty is not None and dirty.returncode == 0 else b""
+            modified = f"+modified.{hashlib.sha256(changes).hexdigest()[:12]}" if changes.strip() else ""
+            return head.stdout.strip() + modified
     try:
         return "package " + importlib.metadata.version("autograd-debugging-course")
     except importlib.metadata.PackageNotFoundError:

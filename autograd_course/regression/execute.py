@@ -24,6 +24,7 @@ from papermill.utils import merge_kwargs, remove_args
 
 from autograd_course.execution.kernel import CleanupOnTimeout, KernelRegistry, KernelSpec, kernel_manager
 from autograd_course.regression.report import NotebookResult
+from autograd_course.regression.stalls import find_stalls
 
 __all__ = [
     "ENGINE",
@@ -229,8 +230,21 @@ def execute_notebook(
         _record_abort(result, "timeout", exc, job.output, source_had_injected)
     except Exception as exc:  # a dead kernel, one that will not start, an unreadable notebook: recorded
         _record_abort(result, "error", exc, job.output, source_had_injected)
+    else:
+        _record_stall(result, job.output, source_had_injected)
     result.duration_s = round(time.perf_counter() - start, 3)
     return result
+
+
+def _record_stall(result: NotebookResult, output: Path, source_had_injected: bool) -> None:
+    """A notebook whose cells all ran but one stalled (see stalls.py) ends as `stall`, not `passed`."""
+    executed = _read(output)
+    stalls = find_stalls(executed) if executed is not None else []
+    if stalls:
+        result.status = "stall"
+        result.cell_index = _source_index(executed, stalls[0].cell_index, source_had_injected)
+        result.error_name = "Stall"
+        result.error_message = stalls[0].message()
 
 
 def _record_abort(

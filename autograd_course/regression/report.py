@@ -16,7 +16,7 @@ __all__ = [
     "load_report",
 ]
 
-STATUSES = ("passed", "failed", "timeout", "error")
+STATUSES = ("passed", "failed", "timeout", "error", "stall")  # stall: regression/stalls.py
 REPORT_VERSION = 2
 _READABLE_VERSIONS = (1, 2)  # version 1 had no environment record and no code-cell numbers
 SHARED_MACHINE_NOTE = (

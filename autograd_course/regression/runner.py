@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +78,7 @@ def collect_notebooks(paths: Sequence[Path] = (), root: Path | None = None) -> l
 
 def default_output(root: Path | None = None) -> Path:
     """runs/<UTC timestamp>/ under root (default: the current directory), made unique if taken."""
-    base = (root or Path.cwd()) / "runs" / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    base = (root or Path.cwd()) / "runs" / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     candidate, n = base, 1
     while candidate.exists():
         n += 1
@@ -257,7 +257,7 @@ def run_notebooks(
         kernel=kernel,
         timeout_s=timeout_s,
         jobs=jobs,
-        started=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        started=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     log.info("running %d notebooks, %d at a time, into %s", len(planned), jobs, output)
     # The probe imports torch (seconds): it runs beside the notebooks, not before them.

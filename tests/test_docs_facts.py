@@ -1,0 +1,64 @@
+"""Facts the docs state that code can change under them: points, the Python floor, the sandbox."""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import re
+import tomllib
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.challenge.fixcheck import CHECKS
+from autograd_course.grading.scoring import exercise_max, part_max
+
+ROOT = Path(__file__).resolve().parent.parent
+GRADING = (ROOT / "docs" / "grading.md").read_text(encoding="utf-8")
+
+
+def _python_floor(spec: str) -> Version:
+    """The lowest Python minor version a Requires-Python allows (3.11.5 counts as 3.11)."""
+    floors = [Version(s.version) for s in SpecifierSet(spec) if s.operator in (">=", "~=")]
+    return Version(".".join(map(str, max(floors).release[:2]))) if floors else Version("3")
+
+
+def test_grading_md_states_the_points_the_code_gives():
+    points = GRADING.split("## Points", 1)[1].split("\n## ", 1)[0]
+    text = " ".join(points.split())
+    assert f"part 1 is worth {part_max(1):g} points" in text
+    assert f"part 2 is worth {part_max(2):g}, 1 point per check" in text and part_max(2) == len(CHECKS)
+    assert all(f"`{check}`" in text for check in CHECKS)
+    assert f"so {exercise_max():g} per exercise and {exercise_max() * len(EXERCISES):g} for the" in text
+
+
+def test_python_floor_is_one_every_pinned_package_supports():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    floor = _python_floor(project["requires-python"])
+    needs = {}
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        req = Requirement(line)
+        try:
+            dist = md.distribution(req.name)
+        except md.PackageNotFoundError:
+            continue  # not installed here: nothing to read its metadata from
+        if dist.version in req.specifier and dist.metadata.get("Requires-Python"):
+            needs[req.name] = _python_floor(dist.metadata["Requires-Python"])
+    too_new = {name: str(v) for name, v in needs.items() if v > floor}
+    assert not too_new, f"requires-python >= {floor}, but these pins need a newer Python: {too_new}"
+    classifiers = [c.rsplit(":: ", 1)[1] for c in project["classifiers"] if "Python :: 3." in c]
+    assert min(map(Version, classifiers)) == floor
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert set(re.findall(r"Python (3\.\d+)\+", readme)) == {str(floor)}
+
+
+def test_the_docs_agree_that_submissions_run_in_a_sandbox():
+    for doc in ("README.md", "docs/grading.md", "docs/classroom.md"):
+        text = " ".join((ROOT / doc).read_text(encoding="utf-8").split())
+        assert "not a sandbox" not in text, doc
+        assert "sandbox" in text and "bubblewrap" in text, doc

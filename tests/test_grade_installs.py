@@ -1,0 +1,116 @@
+"""The documented installs, fresh: each grades (or checks) a solved notebook to full points.
+
+- The instructor's `[grade]`, installed as the Gradescope bundle's setup.sh does (its own source
+  folder), runs the bundle's run_autograder, `autograd-course grade`, and the shards workflow's
+  `--shard K/N` then `--merge` commands.
+- The learner's core + `[lab]` (no papermill, no nbval) runs `start`, `check` and `progress`.
+
+Each venv is seeded from the test environment (tests/fresh_venv.py): nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+from fresh_venv import PROJECT, FreshVenv, build_wheel, make_venv
+from test_install import _solve
+
+from autograd_course.grading.gradescope import build_bundle
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLVED = next((ROOT / "solutions").glob("A_*.ipynb"))
+
+
+def _cli(venv: FreshVenv, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(venv.root / "bin" / "autograd-course"), *args],
+        cwd=cwd,
+        env=venv.env(cwd),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def autograder(tmp_path_factory) -> Path:
+    """A Gradescope root: the bundle unpacked in source/, installed into venv/ as setup.sh does."""
+    root = tmp_path_factory.mktemp("autograder")
+    bundle = build_bundle(root / "autograder.zip", ROOT)
+    with zipfile.ZipFile(bundle) as zf:
+        zf.extractall(root / "source")
+    venv = make_venv(root / "venv", [PROJECT, "setuptools"])
+    done = venv.pip("install", "--no-index", "--no-build-isolation", f"{root / 'source'}[grade]")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "papermill" not in venv.versions() and "nbval" not in venv.versions()
+    return root
+
+
+def test_the_gradescope_bundle_grades_a_solved_notebook_to_full_points(autograder):
+    (autograder / "submission").mkdir()
+    (autograder / "submission" / "A.ipynb").write_bytes(SOLVED.read_bytes())
+    meta = {"users": [{"sid": "s1", "email": "s1@example.org"}]}
+    (autograder / "submission_metadata.json").write_text(json.dumps(meta))
+    script = autograder / "source" / "run_autograder"
+    done = subprocess.run(
+        ["bash", str(script)],
+        env={**FreshVenv(autograder / "venv").env(autograder), "AUTOGRADER_ROOT": str(autograder)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = json.loads((autograder / "results" / "results.json").read_text())
+    assert data["score"] == sum(t["max_score"] for t in data["tests"]) == 6, data
+
+
+def test_grade_and_the_shards_workflow_give_full_points(autograder, tmp_path):
+    venv = FreshVenv(autograder / "venv")
+    subs = tmp_path / "submissions"
+    (subs / "alice").mkdir(parents=True)
+    (subs / "alice" / "A.ipynb").write_bytes(SOLVED.read_bytes())
+    whole = _cli(venv, tmp_path, "grade", str(subs), "--out", str(tmp_path / "whole"))
+    assert whole.returncode == 0, whole.stderr[-3000:]
+    for k in (1, 2):  # grade-shards.yml: one shard per runner, then one merge
+        shard = _cli(
+            venv, tmp_path, "grade", str(subs), "--out", str(tmp_path / f"s{k}"), "--shard", f"{k}/2"
+        )
+        assert shard.returncode == 0, shard.stderr[-3000:]
+    merged = _cli(venv, tmp_path, "grade", "--merge", "s1", "s2", "--out", str(tmp_path / "merged"))
+    assert merged.returncode == 0, merged.stderr[-3000:]
+    for out in ("whole", "merged"):
+        rows = {r["id"]: r for r in _csv(tmp_path / out / "grades.csv")}
+        assert rows["alice"]["A"] == rows["alice"]["total"] == "6", (out, rows)
+
+
+def _csv(path: Path) -> list[dict]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_a_learner_install_without_papermill_or_nbval_starts_checks_and_shows_progress(tmp_path):
+    wheel = build_wheel(tmp_path / "wheel")
+    venv = make_venv(tmp_path / "lab", [f"{PROJECT}[lab]"])
+    done = venv.pip("install", "--no-index", f"{wheel}[lab]")
+    assert done.returncode == 0, done.stdout + done.stderr
+    # pip may take a checkout's build metadata on PYTHONPATH for an installed course: install it for sure
+    done = venv.pip("install", "--no-index", "--no-deps", "--force-reinstall", str(wheel))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "papermill" not in venv.versions() and "nbval" not in venv.versions()
+    assert _cli(venv, tmp_path, "start").returncode == 0
+    exercise = next((tmp_path / "my-work").glob("A_*.ipynb"))
+    _solve(exercise, SOLVED)  # no --seed: the default draw, whose answers the solution holds
+    checked = _cli(venv, tmp_path, "check", str(exercise))
+    assert checked.returncode == 0 and checked.stdout.count("passed") == 2, checked.stdout + checked.stderr
+    progress = _cli(venv, tmp_path, "progress")
+    line = next(x for x in progress.stdout.splitlines() if x.split()[:1] == ["A"])
+    assert progress.returncode == 0 and line.endswith("done"), progress.stdout + progress.stderr
