@@ -17,7 +17,6 @@ __all__ = [
     "host_floats",
     "nonfinite_counts",
     "on_device",
-    "real_view",
     "total_norm",
 ]
 
@@ -41,12 +40,6 @@ def dense_values(tensor: torch.Tensor) -> torch.Tensor:
     """The stored values of a tensor: a sparse tensor's non-zeros, else the tensor."""
     t = tensor.detach()
     return t.coalesce().values() if t.is_sparse else t
-
-
-def real_view(tensor: torch.Tensor) -> torch.Tensor:
-    """The stored values, a complex tensor as its real and imaginary parts (a view, no copy)."""
-    t = dense_values(tensor)
-    return torch.view_as_real(t) if t.is_complex() else t
 
 
 def count_nonfinite(tensor: torch.Tensor) -> torch.Tensor:

@@ -1,4 +1,4 @@
-"""The kernel-side export, judged by the pure verdict functions the grader calls (C4), without a kernel."""
+"""The kernel-side export, judged by the pure verdict functions the grader calls, without a kernel."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import torch.nn.functional as F
 
 import helpers
 from autograd_course.challenge import PARTS, NotAttempted, Outcome, Variant, part1_verdict, part2_verdict
+from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.export import export_answers, export_path
-from autograd_course.challenge.variants import LEARNER_ENV, variant_for
+from autograd_course.protocol import LEARNER_ENV
 from helpers import make_tiny_problem
 
 

@@ -27,7 +27,8 @@ from autograd_course.challenge import (
 )
 from autograd_course.challenge.catalogue import BUGS, drawable_bugs, fixed_code, render
 from autograd_course.challenge.exercise import Challenge
-from autograd_course.challenge.variants import LEARNER_ENV, SLOTS, Shape, shapes
+from autograd_course.challenge.variants import SLOTS, Shape, shapes
+from autograd_course.protocol import LEARNER_ENV
 from helpers import Stage, make_tiny_problem
 
 LEARNERS = [f"student-{i:03d}" for i in range(300)]
@@ -44,13 +45,13 @@ def test_the_draw_is_the_same_in_another_process_with_another_hash_seed():
         "v = sys.modules['v'] = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(v)\n"
         "cases = json.loads(sys.argv[2])\n"
-        "print(json.dumps([[v._digest(*c), list(v._shape_number(v._digest(*c)).choices)] for c in cases]))\n"
+        "print(json.dumps([[v.digest(*c), list(v.shape_number(v.digest(*c)).choices)] for c in cases]))\n"
     )
     env = dict(os.environ, PYTHONHASHSEED="12345")
     args = [sys.executable, "-c", script, variants.__file__, json.dumps(cases)]
     out = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
     there = json.loads(out.stdout)
-    here = [[variants._digest(*c), list(variants._shape_number(variants._digest(*c)).choices)] for c in cases]
+    here = [[variants.digest(*c), list(variants.shape_number(variants.digest(*c)).choices)] for c in cases]
     assert there == here
     for who, ex_id, _ in cases[: len(EXERCISES)]:  # and the shape drawn is the one the digest decodes to
         assert list(variant_for(who, ex_id).shape.choices) == here[list(EXERCISES).index(ex_id)][1]

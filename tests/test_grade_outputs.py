@@ -249,8 +249,8 @@ def test_gradescope_bundle_and_run_autograder_against_a_fake_root(tmp_path, caps
 def test_each_student_is_judged_against_their_own_variant(tmp_path):
     """vera solves her own draw of M1 and passes; victor hands in the default variant's answers and fails."""
     from autograd_course.challenge.catalogue import exercise
+    from autograd_course.challenge.draw import variant_for
     from autograd_course.challenge.parts import PARTS
-    from autograd_course.challenge.variants import variant_for
     from autograd_course.course import content_dir
 
     default = exercise("M1").bug

@@ -1,40 +1,26 @@
 """The check API inside the notebooks: `ex = challenge("A", globals())`, `ex.part1.check()`, hints, solutions.
 
-The learner's namespace is bound explicitly; checks show exactly one verdict and never raise, so
-Run All reaches the end of a notebook whatever its state.
+The learner's namespace is bound explicitly; each part is a `ProblemView` (autograd_course.checks),
+the same view as the lessons' activities: one verdict per check, never a raise, so Run All reaches
+the end of a notebook whatever its state; every check, hint and solution call is recorded.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
 from autograd_course.challenge.catalogue import FIXABLE, build_broken, exercise, render
+from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.evidence import stage_name, summarize
 from autograd_course.challenge.fixcheck import collect_fix_trace
 from autograd_course.challenge.parts import PARTS, answers_of, part1_verdict, part2_verdict
-from autograd_course.challenge.variants import Variant, read_learner, variant_for
+from autograd_course.challenge.variants import Variant
 from autograd_course.challenge.verdict import NotAttemptedError, Outcome, Verdict
-from autograd_course.protocol import USAGE_MIME
+from autograd_course.checks import ProblemView
+from autograd_course.learner import read_learner
 
-__all__ = ["USAGE_MIME", "Challenge", "Part", "challenge", "fix_trace", "part2_verdict"]
-
-
-def _shell() -> Any:
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython else None
-    return shell if shell is not None and hasattr(shell, "kernel") else None
-
-
-def _show(obj: Any) -> None:
-    """One output: the rich display in Jupyter, the plain text elsewhere."""
-    if _shell() is not None:
-        from IPython.display import display
-
-        display(obj)
-    else:
-        print(repr(obj))
+__all__ = ["Challenge", "Part", "challenge", "fix_trace"]
 
 
 def fix_trace(variant: Variant, answers: dict[str, Any], seed: int, device: str) -> dict:
@@ -54,11 +40,14 @@ def fix_trace(variant: Variant, answers: dict[str, Any], seed: int, device: str)
         return {"error": f"your fixed training raised {type(exc).__name__}: {first[:160]}"}
 
 
-class Part:
-    """One graded part of an exercise: check(), hint(level), solution()."""
+class Part(ProblemView):
+    """One graded part of an exercise: check(), hint(level), solution(), each recorded in the notebook."""
 
     def __init__(self, owner: Challenge, number: int) -> None:
+        super().__init__()
         self.owner, self.number, self.spec = owner, number, PARTS[number]
+        self.exercise_id, self.part_number = owner.exercise.id, number
+        self.usage = owner.usage  # one record per exercise, in call order
 
     def verdict(self) -> Verdict:
         """This part's verdict from the bound namespace (computed, not shown)."""
@@ -74,35 +63,16 @@ class Part:
 
     def check(self) -> None:
         """Show this part's verdict (once); never raises, so Run All goes on."""
-        verdict = self.verdict()
-        self.owner.verdicts[self.number] = verdict
-        _show(verdict)
+        super().check()
+        self.owner.verdicts[self.number] = self.last
 
-    def _usage(self, kind: str, level: int) -> None:
-        record = {"exercise": self.owner.exercise.id, "part": self.number, "kind": kind, "level": level}
-        self.owner.usage.append(record)
-        shell = _shell()
-        if shell is not None:
-            from IPython.display import display
+    def hints(self) -> tuple[str, ...]:
+        """This part's hints for this notebook's variant."""
+        return self.spec.hints(self.owner.variant)
 
-            display({USAGE_MIME: record, "text/plain": ""}, raw=True)
-
-    def hint(self, level: int = 1) -> None:
-        """Print hint number `level` (1 is the gentlest)."""
-        hints = self.spec.hints(self.owner.variant)
-        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= len(hints):
-            print(
-                f"Part {self.number} has {len(hints)} hints: ask for hint(1) to hint({len(hints)}); "
-                f"{level!r} is not one of them."
-            )
-            return
-        self._usage("hint", level)
-        print(f"Hint {level}/{len(hints)}: {hints[level - 1]}")
-
-    def solution(self) -> None:
-        """Print the reference solution of this part, for this notebook's variant."""
-        self._usage("solution", len(self.spec.hints(self.owner.variant)) + 1)
-        print(f"Solution, part {self.number}:\n{self.spec.solution(self.owner.variant)}")
+    def solution_text(self) -> str:
+        """The reference solution of this part, for this notebook's variant."""
+        return self.spec.solution(self.owner.variant)
 
     def __repr__(self) -> str:
         return f"Part({self.owner.exercise.id} part {self.number}: {self.spec.title})"

@@ -2,7 +2,7 @@
 
 A part says what the learner writes (the names the check reads), the stub the exercise shows, the
 pure verdict function, its hints and its solution (both rendered for the learner's variant), and its
-points. The engine (exercise.py), the generator, the grader's export and the tests all read PARTS.
+points. The check view (exercise.py), the generator, the grader's export and the tests all read PARTS.
 """
 
 from __future__ import annotations
@@ -11,13 +11,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from autograd_course.challenge.catalogue import BUGS, FIXABLE, Exercise, exercise, fixed_code
+from autograd_course.challenge.catalogue import BUGS, FIXABLE, exercise, fixed_code
 from autograd_course.challenge.contract import judge_evidence
+from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.fixcheck import CHECKS, judge_fix
-from autograd_course.challenge.variants import Variant, variant_for
-from autograd_course.challenge.verdict import Outcome, Verdict
+from autograd_course.challenge.variants import Variant
+from autograd_course.challenge.verdict import NotAttempted, Outcome, Verdict
 
-__all__ = ["PARTS", "PartSpec", "function_source", "part1_verdict", "part2_verdict", "resolve_variant"]
+__all__ = [
+    "PARTS",
+    "PartSpec",
+    "answers_of",
+    "function_source",
+    "part1_verdict",
+    "part2_verdict",
+    "resolve_variant",
+]
 
 
 def resolve_variant(exercise_id: str, variant: Variant | str | None) -> Variant:
@@ -42,8 +51,6 @@ def part1_verdict(
 
 def part2_verdict(exercise_id: str, variant: Variant | str | None, trace: dict, seed: int = 0) -> Verdict:
     """Part 2's verdict from a recorded fix trace, with one (name, passed) entry per check in CHECKS."""
-    if isinstance(exercise_id, Exercise) and isinstance(variant, int):  # the pre-C4 grader: (ex, seed, trace)
-        exercise_id, variant, seed = exercise_id.id, None, variant
     exercise(exercise_id)
     if not isinstance(trace, dict) or trace.get("not_attempted"):
         return Verdict(
@@ -137,11 +144,6 @@ PARTS: dict[int, PartSpec] = {
 
 def answers_of(part: int, namespace: dict[str, Any]) -> dict[str, Any]:
     """The part's answers present in a namespace (placeholders and missing names left out)."""
-    from autograd_course.challenge.verdict import NotAttempted
-
     return {
         n: namespace[n] for n in PARTS[part].answers if namespace.get(n, NotAttempted) is not NotAttempted
     }
-
-
-__all__ += ["answers_of"]

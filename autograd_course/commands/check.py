@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _learner(workspace: Path) -> str | None:
     """The learner whose variants the workspace holds (C4: env, else course.json), or None."""
     try:
-        from autograd_course.challenge.variants import read_learner
+        from autograd_course.learner import read_learner
     except ImportError:
         return os.environ.get(LEARNER_ENV) or None
     return read_learner(workspace)

@@ -2,7 +2,6 @@
 
 __all__ = [
     "Activity",
-    "Result",
     "Task",
     "Tasks",
     "activities",
@@ -14,7 +13,6 @@ __all__ = [
 
 from autograd_course.yourturn.engine import (
     Activity,
-    Result,
     Task,
     Tasks,
     activities,
