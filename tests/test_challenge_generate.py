@@ -26,7 +26,7 @@ from autograd_course.challenge.notebooks import (
     solution_notebooks,
     strip_regions,
 )
-from autograd_course.checks import VERDICT_MIME
+from autograd_course.checks import USAGE_MIME, VERDICT_MIME
 from autograd_course.course import repo_root
 
 EXERCISES_DIR = repo_root() / "exercises"
@@ -84,7 +84,10 @@ def test_solution_notebook_follows_the_declarations_and_stores_passing_checks(so
             assert BEGIN in nb.cells[i].source
         if meta["role"] == "check":
             assert nb.cells[i].source == f"ex.part{meta['part']}.check()"
-            assert len(nb.cells[i].outputs) == 1, "one verdict per check"
+            kinds = [sorted(o.get("data", {})) for o in nb.cells[i].outputs]
+            assert kinds == [sorted([VERDICT_MIME, USAGE_MIME, "text/html", "text/plain"])], (
+                "one verdict per check, its usage record inside"
+            )
     assert f'challenge("{solution.stem.split("_")[0]}", globals())' in nb.cells[params_index(nb) + 1].source
     assert _verdicts(nb) == [(1, "passed"), (2, "passed")]
     assert all(c.get("execution_count") for c in nb.cells if c.cell_type == "code"), "store executed"

@@ -1,5 +1,6 @@
 """The one check view for lesson activities and challenge parts: verdicts, hints, solutions, usage."""
 
+from autograd_course.checks.display import show
 from autograd_course.checks.usage import USAGE_MIME, attempts_per_part, recorded, usage_records
 from autograd_course.checks.verdict import (
     ACTIVITY_MIME,
@@ -10,7 +11,7 @@ from autograd_course.checks.verdict import (
     label_of,
     verdict_data,
 )
-from autograd_course.checks.view import ProblemView, show
+from autograd_course.checks.view import ProblemView
 
 __all__ = [
     "ACTIVITY_MIME",

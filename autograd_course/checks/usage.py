@@ -1,54 +1,50 @@
 """The usage record: every check, hint and solution call leaves one in the notebook (otter-grader style).
 
-A method decorated with `@recorded("hint")` returns the level it used (or None when it showed
-nothing); the decorator appends {"exercise", "part", "kind", "level"} to the problem's `usage` and,
-in Jupyter, displays it as an invisible output under USAGE_MIME, so `grade` reads it from the file.
+A method decorated with `@recorded("hint")` returns the level it used (None when nothing was
+used) and what to show; the decorator appends {"exercise", "part", "kind", "level"} to the
+problem's `usage` and, in Jupyter, stores it under USAGE_MIME in the same output, so `grade` reads
+it from the file.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from autograd_course.checks.display import show
 from autograd_course.protocol import USAGE_MIME
 
-__all__ = ["KINDS", "USAGE_MIME", "attempts_per_part", "in_jupyter", "recorded", "usage_records"]
+__all__ = ["KINDS", "USAGE_MIME", "attempts_per_part", "recorded", "usage_records"]
 
 KINDS = ("check", "hint", "solution")
 
 
-def in_jupyter() -> bool:
-    """True inside a Jupyter kernel (IPython with a kernel attached)."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython else None
-    return shell is not None and hasattr(shell, "kernel")
+def recorded(kind: str) -> Callable[[Callable[..., tuple[int | None, Any]]], Callable[..., None]]:
+    """Decorate a problem's check/hint/solution: show what it returns, with its usage record.
 
-
-def _leave(record: dict) -> None:
-    if in_jupyter():
-        from IPython.display import display
-
-        display({USAGE_MIME: record, "text/plain": ""}, raw=True)
-
-
-def recorded(kind: str) -> Callable[[Callable[..., int | None]], Callable[..., None]]:
-    """Decorate a problem's check/hint/solution: record the call when the method returns a level."""
+    The method returns (level, view): the view is shown; a level (None: nothing was used) makes
+    a record {"exercise", "part", "kind", "level"}, kept in the problem's `usage` and in the output.
+    """
     if kind not in KINDS:
         raise ValueError(f"expected a usage kind in {KINDS}, got {kind!r}")
 
-    def decorate(method: Callable[..., int | None]) -> Callable[..., None]:
+    def decorate(method: Callable[..., tuple[int | None, Any]]) -> Callable[..., None]:
         @functools.wraps(method)
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> None:
-            level = method(self, *args, **kwargs)
-            if level is None or not self.records(kind):
-                return
-            record = {"exercise": self.exercise_id, "part": self.part_number, "kind": kind, "level": level}
-            self.usage.append(record)
-            _leave(record)
+            level, view = method(self, *args, **kwargs)
+            record = None
+            if level is not None and self.records(kind):
+                record = {
+                    "exercise": self.exercise_id,
+                    "part": self.part_number,
+                    "kind": kind,
+                    "level": level,
+                }
+                self.usage.append(record)
+            show(view, record)
 
         return wrapper
 

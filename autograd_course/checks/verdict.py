@@ -121,6 +121,9 @@ class Note:
     def __repr__(self) -> str:
         return self.text()
 
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict:
+        return {"text/plain": self.text(), "text/html": self._repr_html_()}
+
     def _repr_html_(self) -> str:
         body = html.escape(self.body)
         return _box(_NOTE_COLOUR, self.title, f"<pre>{body}</pre>" if self.code else body)

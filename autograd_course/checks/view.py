@@ -6,20 +6,11 @@ judge the namespace, the hints, the solution text, and which calls leave a usage
 
 from __future__ import annotations
 
-from autograd_course.checks.usage import in_jupyter, recorded
+from autograd_course.checks.display import show
+from autograd_course.checks.usage import recorded
 from autograd_course.checks.verdict import Note, Verdict, label_of
 
 __all__ = ["ProblemView", "show"]
-
-
-def show(obj: Verdict | Note) -> None:
-    """One output: the rich display in Jupyter, the plain text elsewhere."""
-    if in_jupyter():
-        from IPython.display import display
-
-        display(obj)
-    else:
-        print(obj.text())
 
 
 class ProblemView:
@@ -57,26 +48,24 @@ class ProblemView:
 
     # The view, the same for every problem.
     @recorded("check")
-    def check(self) -> int:
+    def check(self) -> tuple[int, Verdict]:
         """Show one verdict: correct, incorrect (saying what it saw) or not attempted; never raises."""
         self.last = self.verdict()
-        show(self.last)
-        return 1
+        return 1, self.last
 
     @recorded("hint")
-    def hint(self, level: int = 1) -> int | None:
+    def hint(self, level: int = 1) -> tuple[int | None, Note]:
         """Show hint `level` (1 is the gentlest); a level out of range says how many hints exist."""
         hints = self.hints()
         if isinstance(level, int) and not isinstance(level, bool) and 1 <= level <= len(hints):
-            show(Note(f"Hint {level} of {len(hints)}:", hints[level - 1]))
-            return level
+            return level, Note(f"Hint {level} of {len(hints)}:", hints[level - 1])
         count = f"{len(hints)} hint{'s' if len(hints) != 1 else ''}"
         options = " or ".join(f"hint({i})" for i in range(1, len(hints) + 1))
-        show(Note(f"{self.label} has {count}:", f"ask for {options} (got {level!r})."))
-        return None
+        return None, Note(f"{self.label} has {count}:", f"ask for {options} (got {level!r}).")
 
     @recorded("solution")
-    def solution(self) -> int:
+    def solution(self) -> tuple[int, Note]:
         """Show the solution code (recorded: a grader may count a part whose solution was viewed)."""
-        show(Note(f"{self.label} · solution:", self.solution_text().strip(), code=True))
-        return len(self.hints()) + 1
+        return len(self.hints()) + 1, Note(
+            f"{self.label} · solution:", self.solution_text().strip(), code=True
+        )
