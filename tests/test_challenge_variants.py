@@ -13,6 +13,7 @@ from itertools import pairwise
 import pytest
 import torch
 import torch.nn.functional as F
+from learner import run_cell
 
 import helpers
 from autograd_course.challenge import (
@@ -105,7 +106,7 @@ def test_the_declared_solutions_pass_in_a_non_default_shape(bug):
     ex = Challenge("M1", ns, variant=variant)
     ns["inputs"], ns["targets"] = make_tiny_problem(0)
     ns["broken_setup"], ns["compute_loss"], ns["broken_step"] = ex.broken()
-    exec(PARTS[1].solution(variant), ns)
+    run_cell(ns, PARTS[1].solution(variant))
     assert ex.part1.verdict().outcome is Outcome.CORRECT, ex.part1.verdict().message
 
 
@@ -116,7 +117,7 @@ def test_every_optimizer_choice_trains_when_fixed(optimizer):
     variant = Variant("G", Shape(tuple(choices)))  # the other slots change no number
     ns = {"seed": 0, "device": "cpu", "torch": torch, "F": F, "TinyNet": helpers.TinyNet}
     ex = Challenge("M1", ns, variant=variant)
-    exec(PARTS[2].solution(variant), ns)
+    run_cell(ns, PARTS[2].solution(variant))
     assert ex.part2.verdict().outcome is Outcome.CORRECT, ex.part2.verdict().message
 
 

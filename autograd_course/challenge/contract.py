@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from autograd_course.challenge.catalogue import BUGS
-from autograd_course.challenge.evidence import KINDS, NOT_RECORDED, describe, frozen_in
+from autograd_course.challenge.evidence import KINDS, NOT_RECORDED, RAISED_BY_CODE, describe, frozen_in
 from autograd_course.challenge.reference import BrokenTrace, trace_broken
 from autograd_course.challenge.variants import Variant
 from helpers import Stage
@@ -67,23 +67,61 @@ def _grows(s: dict, trace: BrokenTrace) -> bool:
     return all(b > a * (1 + 1e-6) for a, b in itertools.pairwise(totals))
 
 
-def _diagnosis(stage: str) -> Proof:
-    return Proof("Diagnosis", f"diagnose(...) names Stage.{stage}", lambda s, t: s.get("stage") == stage)
+def _items(s: dict, kind: str) -> list[dict]:
+    return [i for i in s.get("items", []) if i.get("type") == kind]
 
 
-NOT_RECORDED_PROOFS = (
-    Proof(
-        "error",
-        "the RuntimeError the broken step raises: the loss 'does not require grad'",
-        lambda s, t: NOT_RECORDED in s["message"],
-    ),
+def _answers(s: dict) -> set[bool]:
+    return {i["value"] for i in _items(s, "answer")}
+
+
+def _unrecorded_error(s: dict) -> bool:
+    return any(NOT_RECORDED in i["message"] for i in _items(s, "error"))
+
+
+def _is_loss(s: dict) -> bool:
+    return s["shape"] in ([], [16, 1])
+
+
+def _loss_recorded(s: dict) -> bool:
+    return any(i["requires_grad"] and i["grad_fn"] and _is_loss(i) for i in _items(s, "TensorInfo"))
+
+
+# Nothing recorded: the loss of the detached output (A) and the loss computed under no_grad (F) make
+# the same error. What tells them apart is compute_loss called on its own, with grad mode on.
+_LOSS_NOT_IN_GRAPH = (
     Proof(
         "TensorInfo",
-        "debug_tensor of the loss (or the output): requires_grad=False and no grad_fn",
-        lambda s, t: not s["requires_grad"] and s["grad_fn"] is None and s["shape"] in ([], [16, 1]),
+        "debug_tensor of the loss compute_loss(model, inputs, targets) returns on its own: "
+        "requires_grad=False and no grad_fn",
+        lambda s, t: (
+            not s["requires_grad"] and s["grad_fn"] is None and _is_loss(s) and not t.direct_recorded
+        ),
     ),
     Proof(
-        "AutogradGraph", "autograd_graph(loss, model) is empty: nothing was recorded", lambda s, t: s["empty"]
+        "AutogradGraph",
+        "autograd_graph(compute_loss(model, inputs, targets), model) is empty: nothing was recorded",
+        lambda s, t: s["empty"] and not t.direct_recorded,
+    ),
+    Proof(
+        "list",
+        "[the RuntimeError the broken step raises ('does not require grad'), torch.is_grad_enabled()]: "
+        "nothing was recorded although grad mode is on",
+        lambda s, t: _unrecorded_error(s) and _answers(s) == {True} and t.direct_recorded is False,
+    ),
+)
+_GRAD_MODE_DISABLED = (
+    Proof(
+        "list",
+        "[the RuntimeError the broken step raises ('does not require grad'), debug_tensor of the loss "
+        "compute_loss returns on its own (it has a grad_fn)]: recorded outside the step, not inside it",
+        lambda s, t: _unrecorded_error(s) and _loss_recorded(s) and bool(t.direct_recorded),
+    ),
+    Proof(
+        "list",
+        "[the RuntimeError the broken step raises, torch.is_grad_enabled() asked where the step computes "
+        "its loss (False)]",
+        lambda s, t: _unrecorded_error(s) and _answers(s) == {False} and bool(t.direct_recorded),
     ),
 )
 
@@ -93,7 +131,7 @@ def _lists_unregistered(summary: dict, trusted: dict) -> bool:
 
 
 PROOFS: dict[str, tuple[Proof, ...]] = {
-    "GRAD_MODE_DISABLED": NOT_RECORDED_PROOFS,
+    "GRAD_MODE_DISABLED": _GRAD_MODE_DISABLED,
     "FORWARD_NON_FINITE": (
         Proof("NonFiniteError", "assert_finite raised on a tensor of the forward pass", lambda s, t: True),
         Proof(
@@ -102,7 +140,7 @@ PROOFS: dict[str, tuple[Proof, ...]] = {
             lambda s, t: (s["nan"] or 0) + (s["inf"] or 0) > 0,
         ),
     ),
-    "LOSS_NOT_IN_GRAPH": NOT_RECORDED_PROOFS,
+    "LOSS_NOT_IN_GRAPH": _LOSS_NOT_IN_GRAPH,
     "PARAMS_FROZEN": (
         Proof(
             "ParameterReport",
@@ -206,7 +244,6 @@ PROOFS: dict[str, tuple[Proof, ...]] = {
         ),
     ),
 }
-PROOFS = {stage: (*proofs, _diagnosis(stage)) for stage, proofs in PROOFS.items()}
 
 
 def _accepts(proof: Proof, s: dict) -> bool:
@@ -233,18 +270,30 @@ def real_steps(s: dict, trace: BrokenTrace) -> list[int]:
     return [] if kind is None else [i for i in range(len(trace.steps)) if kind.matches(s, trace, i)]
 
 
-def _list_is_real(s: dict, trace: BrokenTrace) -> bool:
-    items = s["items"]
-    if len(items) < 2 or any(i["type"] == "list" for i in items):
-        return False
+def _series_is_real(items: list[dict], trace: BrokenTrace) -> bool:
+    """Items that match consecutive broken steps, in order (a series such as grad norms per step)."""
     return any(
         all(k + j in real_steps(item, trace) for j, item in enumerate(items))
         for k in real_steps(items[0], trace)
     )
 
 
+def _list_is_real(s: dict, trace: BrokenTrace) -> bool:
+    """A series of consecutive steps, or observations each real on its own (answers may join them)."""
+    items = s["items"]
+    shown = [i for i in items if i["type"] != "answer"]
+    if not shown or any(i["type"] == "list" for i in items):
+        return False
+    if len(items) >= 2 and len({i["type"] for i in items}) == 1:  # one kind, several steps: a series
+        return _series_is_real(items, trace)
+    return all(real_steps(i, trace) for i in shown)
+
+
 def _proves(stage: str, s: dict, trace: BrokenTrace) -> bool:
-    return any(_accepts(p, s) and p.test(s, trace) for p in PROOFS.get(stage, ()))
+    """Some proof of the stage accepts the evidence, or (for a list) one of its items on its own."""
+    if any(_accepts(p, s) and p.test(s, trace) for p in PROOFS.get(stage, ())):
+        return True
+    return s["type"] == "list" and any(_proves(stage, i, trace) for i in s["items"] if i["type"] != "list")
 
 
 def judge_evidence(variant: Variant, seed: int, stage: str | None, summary: dict) -> tuple[bool, str]:
@@ -252,7 +301,34 @@ def judge_evidence(variant: Variant, seed: int, stage: str | None, summary: dict
     try:
         return _judge(variant, seed, stage, summary)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-        return False, "the evidence summary could not be read; use a report, a Diagnosis or an error"
+        return False, "the evidence summary could not be read; use a report, a list of them, or an error"
+
+
+_RUN_IT = (
+    "evidence must come from running this notebook's broken code, e.g. `with expect_error(RuntimeError) "
+    "as caught: broken_step(model, optimizer, inputs, targets)`, then `evidence = caught.exception`"
+)
+
+
+def _refusal(summary: dict) -> str | None:
+    """Why evidence is refused before it is matched: typed by hand, or the doctor's verdict alone."""
+    items = summary["items"] if summary.get("type") == "list" else [summary]
+    for item in items:
+        if item.get("type") in ("error", "NonFiniteError") and item.get("origin") not in RAISED_BY_CODE:
+            return f"{describe(item)} was not raised by this notebook's code (typed by hand?): {_RUN_IT}"
+    kinds = {i.get("type") for i in items}
+    if kinds <= {"Diagnosis", "answer"} and "Diagnosis" in kinds:
+        return (
+            "a Diagnosis is the doctor's verdict, not your proof: show the failure with the plain tools "
+            "(requires_grad and grad_fn, .grad, grad norms, finite checks, parameter changes, the "
+            "optimizer's groups, grad mode); diagnose may confirm it, in a list after your proof"
+        )
+    if kinds == {"answer"}:
+        return (
+            "True or False alone could be typed by hand: put the checklist's answer in a list with the error "
+            "or report it explains"
+        )
+    return None
 
 
 def _judge(variant: Variant, seed: int, stage: str | None, summary: dict) -> tuple[bool, str]:
@@ -262,6 +338,8 @@ def _judge(variant: Variant, seed: int, stage: str | None, summary: dict) -> tup
     described = describe(summary)
     if kind != "list" and kind not in KINDS:
         return False, f"the evidence is {described}; see the evidence contract for what counts as proof"
+    if why := _refusal(summary):
+        return False, why
     trace = trace_broken(variant, seed)
     real = _list_is_real(summary, trace) if kind == "list" else bool(real_steps(summary, trace))
     if not real:

@@ -29,9 +29,36 @@ from helpers import (
     TensorInfo,
 )
 
-__all__ = ["KINDS", "NOT_RECORDED", "Kind", "describe", "frozen_in", "stage_name", "summarize"]
+__all__ = [
+    "KINDS",
+    "NOT_RECORDED",
+    "RAISED_BY_CODE",
+    "Kind",
+    "describe",
+    "frozen_in",
+    "origin",
+    "stage_name",
+    "summarize",
+]
 
 NOT_RECORDED = "does not require grad"  # what backward() says when the loss has no graph
+RAISED_BY_CODE = ("broken code", "helpers")  # where an exception must come from to be evidence
+
+
+def origin(exc: BaseException) -> str:
+    """Where an exception was raised: "broken code", "helpers", "elsewhere" or "never raised"."""
+    tb = exc.__traceback__
+    if tb is None:
+        return "never raised"
+    found = "elsewhere"
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_filename.startswith("<broken code"):
+            return "broken code"
+        if str(frame.f_globals.get("__name__", "")).split(".")[0] == "helpers":
+            found = "helpers"
+        tb = tb.tb_next
+    return found
 
 
 @dataclass(frozen=True)
@@ -118,6 +145,7 @@ def _changes_match(rows: list[dict], step: StepRecord) -> bool:
 def _tensor_matches(s: dict, seen: dict) -> bool:
     return (
         s.get("shape") == seen["shape"]
+        and s.get("requires_grad") == seen.get("requires_grad", s.get("requires_grad"))
         and s.get("nan") == seen["nan"]
         and s.get("inf") == seen["inf"]
         and all(close(s.get(k), seen[k]) for k in ("min", "max", "mean"))
@@ -138,7 +166,16 @@ def _plain(message: str) -> str:
 
 def _error_matches(s: dict, trace: BrokenTrace, i: int) -> bool:
     error = _step(trace, i).error
-    return error is not None and _plain(s["message"]) == _plain(error)
+    return s.get("origin") == "broken code" and error is not None and _plain(s["message"]) == _plain(error)
+
+
+def _seen_at(trace: BrokenTrace, i: int) -> list[dict]:
+    """The tensors of step i; for the first step also those of compute_loss called on its own."""
+    return _step(trace, i).tensors + (trace.direct if i == 0 else [])
+
+
+def _nonfinite_real(s: dict, trace: BrokenTrace, i: int) -> bool:
+    return s.get("origin") in RAISED_BY_CODE and any(_nonfinite_matches(s, x) for x in _seen_at(trace, i))
 
 
 def _diagnosis_matches(s: dict, trace: BrokenTrace, start: int) -> bool:
@@ -261,22 +298,29 @@ KINDS: dict[str, Kind] = {
             "TensorInfo",
             (TensorInfo,),
             _tensor_fields,
-            lambda s, t, i: any(_tensor_matches(s, seen) for seen in _step(t, i).tensors),
+            lambda s, t, i: any(_tensor_matches(s, seen) for seen in _seen_at(t, i)),
             _describe_tensor,
         ),
         Kind(
             "NonFiniteError",
             (NonFiniteError,),
-            lambda e: {"nan": e.nan, "inf": e.inf, "sample": list(e.sample)},
-            lambda s, t, i: any(_nonfinite_matches(s, seen) for seen in _step(t, i).tensors),
+            lambda e: {"nan": e.nan, "inf": e.inf, "sample": list(e.sample), "origin": origin(e)},
+            _nonfinite_real,
             lambda s: f"a NonFiniteError with nan={s['nan']}, inf={s['inf']}",
         ),
         Kind(
             "error",
             (BaseException,),
-            lambda e: {"message": str(e)},
+            lambda e: {"message": str(e), "origin": origin(e)},
             _error_matches,
             _describe_error,
+        ),
+        Kind(
+            "answer",  # a checklist question's answer, such as torch.is_grad_enabled()
+            (bool,),
+            lambda b: {"value": bool(b)},
+            lambda s, t, i: False,  # True or False can be typed by hand: never real on its own
+            lambda s: f"the answer {s['value']}",
         ),
         Kind(
             "number",
@@ -290,7 +334,7 @@ KINDS: dict[str, Kind] = {
 
 
 def _is(kind: Kind, evidence: Any) -> bool:
-    if not isinstance(evidence, kind.types) or isinstance(evidence, bool):
+    if not isinstance(evidence, kind.types) or (isinstance(evidence, bool) and bool not in kind.types):
         return False
     return not isinstance(evidence, torch.Tensor) or evidence.numel() == 1
 
@@ -301,7 +345,11 @@ def summarize(evidence: Any) -> dict:
         return {"type": "list", "items": [summarize(e) for e in evidence]}
     if isinstance(evidence, ExpectedError):  # what `with expect_error(...) as caught` caught
         caught = evidence.exception
-        return {"type": "error", "message": ""} if caught is None else summarize(caught)
+        return (
+            {"type": "error", "message": "", "origin": "never raised"}
+            if caught is None
+            else summarize(caught)
+        )
     kind = next((k for k in KINDS.values() if _is(k, evidence)), None)
     if kind is None:
         return {"type": "unknown", "name": type(evidence).__name__}

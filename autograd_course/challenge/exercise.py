@@ -15,9 +15,11 @@ from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.evidence import stage_name, summarize
 from autograd_course.challenge.fixcheck import collect_fix_trace
 from autograd_course.challenge.parts import PARTS, answers_of, part1_verdict, part2_verdict
+from autograd_course.challenge.repair import source_of
 from autograd_course.challenge.variants import Variant
 from autograd_course.challenge.verdict import NotAttemptedError, Outcome, Verdict
-from autograd_course.checks import ProblemView
+from autograd_course.challenge.viewing import watch
+from autograd_course.checks import Note, ProblemView, recorded
 from autograd_course.learner import read_learner
 
 __all__ = ["Challenge", "Part", "challenge", "fix_trace"]
@@ -31,13 +33,14 @@ def fix_trace(variant: Variant, answers: dict[str, Any], seed: int, device: str)
     if wrong:
         return {"error": f"{', '.join(wrong)} must be a function (def {wrong[0]}(...): ...)"}
     code = build_broken(variant, {FIXABLE[n]: f for n, f in answers.items()})
+    ran = {"ran": sorted(answers), "sources": {n: source_of(f) for n, f in answers.items()}}
     try:
-        return collect_fix_trace(code["broken_setup"], code["broken_step"], seed, device)
+        return collect_fix_trace(code["broken_setup"], code["broken_step"], seed, device) | ran
     except NotAttemptedError:
         return {"not_attempted": True}
     except Exception as exc:  # the learner's code failed: report it as the observation
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return {"error": f"your fixed training raised {type(exc).__name__}: {first[:160]}"}
+        return {"error": f"your fixed training raised {type(exc).__name__}: {first[:160]}"} | ran
 
 
 class Part(ProblemView):
@@ -48,6 +51,8 @@ class Part(ProblemView):
         self.owner, self.number, self.spec = owner, number, PARTS[number]
         self.exercise_id, self.part_number = owner.exercise.id, number
         self.usage = owner.usage  # one record per exercise, in call order
+        self._showing_solution = False
+        watch(self)
 
     def verdict(self) -> Verdict:
         """This part's verdict from the bound namespace (computed, not shown)."""
@@ -55,7 +60,8 @@ class Part(ProblemView):
         answers = answers_of(self.number, ex.namespace)
         if self.number == 1:
             if set(answers) != {"stage", "evidence"}:
-                return part1_verdict(ex.exercise.id, ex.variant, None, None, ex.seed)
+                missing = tuple(n for n in ("stage", "evidence") if n not in answers)
+                return part1_verdict(ex.exercise.id, ex.variant, None, None, ex.seed, missing)
             summary = summarize(answers["evidence"])
             return part1_verdict(ex.exercise.id, ex.variant, stage_name(answers["stage"]), summary, ex.seed)
         trace = fix_trace(ex.variant, answers, ex.seed, ex.device)
@@ -71,8 +77,22 @@ class Part(ProblemView):
         return self.spec.hints(self.owner.variant)
 
     def solution_text(self) -> str:
-        """The reference solution of this part, for this notebook's variant."""
-        return self.spec.solution(self.owner.variant)
+        """The reference solution of this part, for this notebook's variant (solution() records it)."""
+        self._showing_solution = True
+        try:
+            return self.spec.solution(self.owner.variant)
+        finally:
+            self._showing_solution = False
+
+    def record_view(self) -> None:
+        """The reference answer was read through the package: record it as a solution view."""
+        if not self._showing_solution:
+            self._viewed_elsewhere()
+
+    @recorded("solution")
+    def _viewed_elsewhere(self) -> tuple[int, Note]:
+        note = Note(f"{self.label}:", "the reference answer was read; recorded as a solution view.")
+        return len(self.hints()) + 1, note
 
     def __repr__(self) -> str:
         return f"Part({self.owner.exercise.id} part {self.number}: {self.spec.title})"

@@ -42,7 +42,13 @@ def declared_text(meta: dict) -> str | None:
         return (
             "### What counts as evidence\n\n"
             "Part 1 accepts any of these, computed on this notebook's broken code, the same way in every "
-            "exercise. The stage you name must be the one your evidence proves.\n\n" + contract_markdown()
+            "exercise. The stage you name must be the one your evidence proves. An error counts only when "
+            "this notebook's code raised it (keep `caught.exception` from `with expect_error(...) as "
+            "caught:`); a list may join observations, such as a checklist answer like "
+            "`torch.is_grad_enabled()` next to the error it explains. The doctor's verdict is not a proof: "
+            "`diagnose(lambda: broken_step(model, optimizer, inputs, targets), model, optimizer)` (a "
+            "function of no arguments, not `broken_step` itself) may confirm yours, in a list after it."
+            "\n\n" + contract_markdown()
         )
     if role == "task" and meta.get("part") in PARTS:
         spec = PARTS[meta["part"]]
