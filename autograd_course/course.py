@@ -7,10 +7,11 @@ In a checkout (an editable install) the course folders are the checkout's own `n
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from autograd_course.exercises import EXERCISES
 
 __all__ = [
     "COURSE_MAP",
@@ -122,32 +123,23 @@ def exercise_notebooks(folder: str = "exercises", root: Path | None = None) -> l
 
 
 def exercise_ids() -> list[str]:
-    """The exercise ids, in order, read from the exercise file names (A_detached_output.ipynb is A)."""
-    return [nb.name.split("_", 1)[0] for nb in exercise_notebooks()]
+    """The exercise ids, in order (A-E, then M1-M3): the challenge's own data, no torch import."""
+    return list(EXERCISES)
 
 
 def find_exercise(name: str, folder: str = "exercises") -> Path | None:
     """The notebook of one exercise, by id in any case ("a", "M1") or by file name; None if unknown."""
     stem = Path(name).name.removesuffix(".ipynb")
-    for nb in exercise_notebooks(folder):
-        ex_id = nb.name.split("_", 1)[0]
-        if stem in (nb.stem, ex_id) or stem.upper() == ex_id:
-            return nb
+    for ex_id in EXERCISES:
+        found = sorted(content_dir(folder).glob(f"{ex_id}_*.ipynb"))
+        if found and (stem.upper() == ex_id or stem == found[0].stem):
+            return found[0]
     return None
 
 
 def exercise_titles() -> dict[str, str]:
-    """Exercise id to title, from each notebook's "# Challenge A · Title" heading; no torch import."""
-    titles = {}
-    for nb in exercise_notebooks():
-        ex_id, title = nb.name.split("_", 1)[0], nb.stem.split("_", 1)[-1].replace("_", " ")
-        for cell in json.loads(nb.read_text(encoding="utf-8")).get("cells", []):
-            source = "".join(cell.get("source", ""))
-            if cell.get("cell_type") == "markdown" and source.startswith("# "):
-                title = source.splitlines()[0].split("·", 1)[-1].strip()
-                break
-        titles[ex_id] = title
-    return titles
+    """Exercise id to title, from the challenge's own data; no torch import."""
+    return {ex.id: ex.title for ex in EXERCISES.values()}
 
 
 def sanitize_config() -> Path:

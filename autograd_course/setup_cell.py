@@ -1,18 +1,17 @@
-"""The setup cell at the top of every lesson, solution and exercise notebook (contract C2).
+"""The setup cell at the top of every lesson, solution and exercise notebook.
 
 On Colab or Kaggle the cell installs the course at this release (keeping the platform's torch,
 ipykernel and ipywidgets) and calls `autograd_course.hosted.prepare`; anywhere else it does nothing
 and prints nothing, so stored outputs and strict nbval are unchanged.
 
-    python -m autograd_course.setup_cell --write [NOTEBOOK ...]   # default: notebooks/ and solutions/
-    python -m autograd_course.setup_cell --check                  # exit 1 if a copy is stale
+    autograd-course setup-cell --write [NOTEBOOK ...]   # default: notebooks/ and solutions/
+    autograd-course setup-cell --check                  # exit 1 if a copy is stale
 
-exercises/ get the cell from their solution: run `python -m autograd_course.challenge.generate` after.
+exercises/ get the cell from their solution: run `autograd-course generate` after.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata as md
 import json
 import sys
@@ -165,32 +164,7 @@ def stale_notebooks(paths: list[Path], repo: str | None = None, ref: str | None 
     return stale
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: --write or --check the setup cell of the given (or every) notebook."""
-    parser = argparse.ArgumentParser(prog="python -m autograd_course.setup_cell", description=__doc__)
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help="write the cell into the notebooks")
-    mode.add_argument("--check", action="store_true", help="only list stale notebooks; exit 1 if any")
-    parser.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/ and solutions/")
-    args = parser.parse_args(argv)
-    paths = args.notebooks or default_notebooks()
-    missing = [p for p in paths if not p.is_file()]
-    if missing:
-        print(f"error: no such notebook: {', '.join(map(str, missing))}", file=sys.stderr)
-        return 2
-    if args.check:
-        stale = stale_notebooks(paths)
-        for path in stale:
-            print(f"stale: {path}")
-        fix = "run: python -m autograd_course.setup_cell --write"
-        print(fix if stale else "every setup cell is current")
-        return 1 if stale else 0
-    for path in apply(paths):
-        print(f"wrote {path}")
-    if not repository():
-        print("note: no [project.urls] Repository in pyproject.toml; on Colab the cell says to set one")
-    return 0
+if __name__ == "__main__":  # the command the stored setup cells name; the CLI runs it
+    from autograd_course.cli import main
 
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["setup-cell", *sys.argv[1:]]))

@@ -5,31 +5,21 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
+from learner import notebook, run_cell
 
-import helpers
 from autograd_course.challenge import EXERCISES, PARTS, NotAttempted, Outcome, Variant, part2_verdict
-from autograd_course.challenge.catalogue import build_broken
+from autograd_course.challenge.catalogue import BUGS
 from autograd_course.challenge.exercise import Challenge, fix_trace
-from autograd_course.challenge.fixcheck import CHECKS, FIX_STEPS
-from helpers import Stage, TinyNet, make_tiny_problem
-
-
-def notebook(ex_id: str, variant: Variant | None = None) -> tuple[dict, Challenge]:
-    """A namespace like an exercise notebook's after its imports cell."""
-    ns = {"seed": 0, "device": "cpu", "torch": torch, "F": F, "NotAttempted": NotAttempted}
-    ns |= {name: getattr(helpers, name) for name in helpers.__all__}
-    ex = Challenge(ex_id, ns, variant=variant)
-    ns["ex"] = ex
-    ns["inputs"], ns["targets"] = make_tiny_problem(0)
-    ns["broken_setup"], ns["compute_loss"], ns["broken_step"] = ex.broken()
-    return ns, ex
+from autograd_course.challenge.fixcheck import CHECKS, FIX_STEPS, judge_fix
+from autograd_course.challenge.parts import function_source
+from helpers import Stage, TinyNet
 
 
 @pytest.mark.parametrize("ex_id", list(EXERCISES))
 def test_each_parts_declared_solution_passes_on_the_default_variant(ex_id):
     ns, ex = notebook(ex_id)
     for number, spec in PARTS.items():
-        exec(spec.solution(ex.variant), ns)
+        run_cell(ns, spec._solution(ex.variant))
         verdict = getattr(ex, f"part{number}").verdict()
         assert verdict.outcome is Outcome.CORRECT, verdict.message
     assert ex.part2.verdict().checks == tuple((name, True) for name in CHECKS)
@@ -68,26 +58,32 @@ def test_bad_part1_answers_say_what_was_expected(stage, evidence, words):
     assert verdict.outcome is Outcome.INCORRECT and words in verdict.message
 
 
-def _run_fix(ex_id: str, **fixed) -> tuple:
+def _judged(ex_id: str, **fixed) -> tuple:
+    """What the training checks say about a fix, whatever its code shape (judge_fix on its trace)."""
+    return judge_fix(0, fix_trace(Variant(EXERCISES[ex_id].bug), fixed, 0, "cpu"))
+
+
+@pytest.mark.parametrize(
+    ("ex_id", "repairable"),
+    [
+        ("C", ("no_carryover", "params_move")),
+        ("D", ("no_carryover", "loss_falls")),
+        ("E", ("true_loss", "no_carryover", "loss_falls")),
+    ],
+)
+def test_part2_lists_only_the_checks_the_broken_code_fails_until_it_is_correct(ex_id, repairable):
     ns, ex = notebook(ex_id)
-    ns |= fixed
-    return ex.part2.verdict()
-
-
-def test_part2_gives_partial_credit_per_check_on_the_broken_code_itself():
-    # the broken function handed back unchanged: the check names what the training did
-    d = _run_fix("D", fixed_step=build_broken("D")["broken_step"])
-    assert dict(d.checks) | {"loss_falls": None} == {
-        "true_loss": True,
-        "no_carryover": False,
-        "params_move": True,
-        "loss_falls": None,  # whatever accumulated gradients happen to do to the loss
-    }
-    c = _run_fix("C", fixed_setup=build_broken("C")["broken_setup"])
-    # fc1 is outside the optimizer: optimizer.zero_grad() never clears it either
-    assert [ok for name, ok in c.checks if name != "loss_falls"] == [True, False, False]
-    e = _run_fix("E", fixed_compute_loss=build_broken("E")["compute_loss"])
-    assert [ok for _, ok in e.checks][:2] == [False, False] and "returned loss inf" in e.message
+    where = BUGS[ex.variant.bug].where
+    answer = {"broken_setup": "fixed_setup", "compute_loss": "fixed_compute_loss"}.get(where, "fixed_step")
+    source = function_source(ex.code(), where).replace(f"def {where}(", f"def {answer}(", 1)
+    run_cell(ns, source)  # the broken function, unchanged
+    unchanged = ex.part2.verdict()
+    assert unchanged.checks == tuple((n, False) for n in repairable)
+    html = unchanged._repr_html_()
+    assert all(name in html for name in repairable)
+    assert not any(name in html for name in set(CHECKS) - set(repairable)), "no unrelated check shown"
+    run_cell(ns, PARTS[2]._solution(ex.variant))
+    assert ex.part2.verdict().checks == tuple((n, True) for n in CHECKS)
 
 
 def test_part2_a_fake_loss_or_another_model_fails():
@@ -98,20 +94,20 @@ def test_part2_a_fake_loss_or_another_model_fails():
         optimizer.step()
         return torch.tensor(float(loss) * 0.5)
 
-    fake = _run_fix("A", fixed_step=fake_step)
-    assert dict(fake.checks)["true_loss"] is False and "return the loss you train on" in fake.message
+    checks, message = _judged("A", fixed_step=fake_step)
+    assert dict(checks)["true_loss"] is False and "return the loss you train on" in message
 
     def other_setup(seed, device):
         model = TinyNet(seed + 1)
         return model, torch.optim.Adam(model.parameters(), lr=0.03)
 
-    swapped = _run_fix("B", fixed_setup=other_setup)
-    assert swapped.outcome is Outcome.INCORRECT and "different weights" in swapped.message
+    checks, message = _judged("B", fixed_setup=other_setup)
+    assert not any(ok for _, ok in checks) and "different weights" in message
 
 
 def test_part2_verdict_is_a_pure_function_of_plain_data():
     ns, ex = notebook("M1")
-    exec(PARTS[2].solution(ex.variant), ns)
+    run_cell(ns, PARTS[2].solution(ex.variant))
     trace = fix_trace(ex.variant, {"fixed_setup": ns["fixed_setup"]}, 0, "cpu")
     assert len(trace["losses"]) == FIX_STEPS
     assert part2_verdict("M1", None, trace).outcome is Outcome.CORRECT
@@ -124,8 +120,8 @@ def test_hints_out_of_range_say_how_many_without_raising(capsys):
     ex.part1.hint(3)
     ex.part2.hint(0)
     out = capsys.readouterr().out
-    assert "Part 1 has 2 hints: ask for hint(1) to hint(2); 3 is not one of them." in out
-    assert "Part 2 has 2 hints" in out
+    assert "A part 1 has 2 hints: ask for hint(1) or hint(2) (got 3)." in out
+    assert "A part 2 has 2 hints" in out
     assert ex.usage == []  # a refused hint is not recorded as used
 
 
@@ -135,7 +131,8 @@ def test_hint_and_solution_record_their_use(capsys):
     ex.part2.hint(2)
     ex.part2.solution()
     out = capsys.readouterr().out
-    assert "Hint 1/2:" in out and "def fixed_compute_loss(" in out  # M2's default bug lives in compute_loss
+    # M2's default bug lives in compute_loss
+    assert "Hint 1 of 2:" in out and "def fixed_compute_loss(" in out
     assert ex.usage == [
         {"exercise": "M2", "part": 1, "kind": "hint", "level": 1},
         {"exercise": "M2", "part": 2, "kind": "hint", "level": 2},
@@ -145,7 +142,7 @@ def test_hint_and_solution_record_their_use(capsys):
 
 def test_verdict_renders_one_bundle_with_html_text_and_json():
     ns, ex = notebook("A")
-    exec(PARTS[2].solution(ex.variant), ns)
+    run_cell(ns, PARTS[2].solution(ex.variant))
     bundle = ex.part2.verdict()._repr_mimebundle_()
     assert bundle["text/plain"].startswith("A part 2: correct.")
     assert "#c8e6c9" in bundle["text/html"] and "no_carryover" in bundle["text/html"]

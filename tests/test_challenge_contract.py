@@ -4,6 +4,7 @@ evidence that is not real, or that proves another stage (or nothing), is refused
 from __future__ import annotations
 
 import pytest
+import torch
 import torch.nn.functional as F
 
 from autograd_course.challenge import Outcome, Variant, part1_verdict
@@ -103,28 +104,38 @@ def non_finite(bug):
     return caught  # the ExpectedError wrapper: also accepted
 
 
+def with_loss_on_its_own(bug):
+    return [raised(bug), loss_info(bug)]
+
+
+def with_grad_mode(bug):
+    return [raised(bug), torch.is_grad_enabled()]
+
+
+def grad_mode_in_the_step(bug):
+    with torch.no_grad():  # where broken_step computes its loss
+        return [raised(bug), torch.is_grad_enabled()]
+
+
 ACCEPTED = [
-    ("A", "error", raised),
     ("A", "TensorInfo", loss_info),
     ("A", "AutogradGraph", loss_graph),
-    ("A", "Diagnosis", diagnosis),
-    ("F", "error", raised),
-    ("F", "Diagnosis", diagnosis),
+    ("A", "list of error and grad mode", with_grad_mode),
+    ("F", "list of error and TensorInfo", with_loss_on_its_own),
+    ("F", "list of error and grad mode", grad_mode_in_the_step),
     ("B", "ParameterReport", lambda b: parameter_report(fresh(b)[1])),
     ("B", "GradientReport", after_step(lambda m, o: gradient_report(m))),
     ("B", "AutogradGraph", loss_graph),
     ("B", "StepReport", step_report),
-    ("B", "Diagnosis", diagnosis),
+    ("B", "list of a proof and its Diagnosis", lambda b: [parameter_report(fresh(b)[1]), diagnosis(b)]),
     ("C", "GradClassification", after_step(classify_parameter_gradients)),
     ("C", "ParameterChanges", changes),
     ("H", "GradClassification", after_step(classify_parameter_gradients)),
-    ("H", "Diagnosis", diagnosis),
     ("D", "list of grad_norm", series(grad_norm)),
     ("D", "list of GradientReport", series(gradient_report)),
-    ("D", "Diagnosis", diagnosis),
     ("E", "NonFiniteError", non_finite),
     ("E", "TensorInfo", loss_info),
-    ("J", "Diagnosis", diagnosis),
+    ("J", "TensorInfo", loss_info),
     ("G", "ParameterChanges", changes),
     (
         "G",
@@ -132,11 +143,11 @@ ACCEPTED = [
         lambda b: (lambda c, m, o, x, y: debug_training_step(m, o, F.mse_loss, x, y))(*fresh(b)),
     ),
     ("I", "error", raised),
-    ("I", "Diagnosis", diagnosis),
     ("K", "GradientReport", after_step(lambda m, o: gradient_report(m))),
     ("K", "number", after_step(lambda m, o: grad_norm(m))),
     ("L", "error", raised),
-    ("L", "Diagnosis", diagnosis),
+    ("M", "GradientReport", after_step(lambda m, o: gradient_report(m))),
+    ("M", "GradClassification", after_step(classify_parameter_gradients)),
 ]
 
 
@@ -147,8 +158,8 @@ def test_every_kind_of_evidence_that_proves_the_stage_is_accepted(bug, kind, bui
 
 
 def test_the_same_evidence_is_judged_the_same_in_every_exercise():
-    # bug A's RuntimeError is proof in exercise A and in a mystery round that drew A
-    summary = summarize(raised("A"))
+    # bug A's loss, seen on its own, is proof in exercise A and in a mystery round that drew A
+    summary = summarize(loss_info("A"))
     a = part1_verdict("A", Variant("A"), "LOSS_NOT_IN_GRAPH", summary)
     m = part1_verdict("M2", Variant("A"), "LOSS_NOT_IN_GRAPH", summary)
     assert a.outcome is m.outcome is Outcome.CORRECT
@@ -168,9 +179,14 @@ def test_the_same_evidence_is_judged_the_same_in_every_exercise():
         # consecutive and real, but with lr=0 the gradients stay the same: no proof of accumulation
         ("G", "GRADS_ACCUMULATING", lambda: series(grad_norm)("G"), "does not prove"),
         # evidence for the other stage its symptom fits: the code does not fail there
-        ("A", "GRAD_MODE_DISABLED", lambda: raised("A"), "this code does not fail there"),
+        ("B", "NOT_IN_OPTIMIZER", lambda: after_step(classify_parameter_gradients)("C"), "does not match"),
+        ("A", "LOSS_NOT_IN_GRAPH", lambda: raised("A"), "does not prove"),
+        ("F", "LOSS_NOT_IN_GRAPH", lambda: with_grad_mode("F"), "does not prove"),
+        ("A", "GRAD_MODE_DISABLED", lambda: with_loss_on_its_own("A"), "does not prove"),
+        # the doctor's verdict alone is not a proof
+        ("B", "PARAMS_FROZEN", lambda: diagnosis("B"), "doctor's verdict, not your proof"),
         # not from this notebook's broken code
-        ("C", "NOT_IN_OPTIMIZER", lambda: diagnosis("H"), "does not match"),
+        ("C", "NOT_IN_OPTIMIZER", lambda: [diagnosis("H"), changes("H")], "does not match"),
         ("D", "GRADS_ACCUMULATING", lambda: series(grad_norm)("D")[::-1], "does not match"),
         ("G", "PARAMS_NOT_UPDATED", lambda: 0.123, "does not match"),
     ],

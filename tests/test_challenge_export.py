@@ -6,11 +6,13 @@ import json
 
 import torch
 import torch.nn.functional as F
+from learner import run_cell
 
 import helpers
 from autograd_course.challenge import PARTS, NotAttempted, Outcome, Variant, part1_verdict, part2_verdict
+from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.export import export_answers, export_path
-from autograd_course.challenge.variants import LEARNER_ENV, variant_for
+from autograd_course.protocol import LEARNER_ENV
 from helpers import make_tiny_problem
 
 
@@ -32,7 +34,7 @@ def _solved_namespace(ex_id: str, variant: Variant) -> dict:
     ns |= {k: code[k] for k in ("broken_setup", "compute_loss", "broken_step")}
     ns["inputs"], ns["targets"] = make_tiny_problem(0)
     for spec in PARTS.values():
-        exec(spec.solution(variant), ns)
+        run_cell(ns, spec.solution(variant))
     return ns
 
 

@@ -26,7 +26,7 @@ from autograd_course.challenge.notebooks import (
     solution_notebooks,
     strip_regions,
 )
-from autograd_course.challenge.verdict import VERDICT_MIME
+from autograd_course.checks import USAGE_MIME, VERDICT_MIME
 from autograd_course.course import repo_root
 
 EXERCISES_DIR = repo_root() / "exercises"
@@ -34,7 +34,7 @@ EXERCISES_DIR = repo_root() / "exercises"
 
 def test_solutions_exercises_and_readme_are_up_to_date():
     problems = stale_files()
-    assert problems == [], "run: python -m autograd_course.challenge.generate\n" + "\n".join(problems)
+    assert problems == [], "run: autograd-course generate\n" + "\n".join(problems)
 
 
 def test_a_changed_solution_or_contract_makes_files_stale(tmp_path):
@@ -84,7 +84,10 @@ def test_solution_notebook_follows_the_declarations_and_stores_passing_checks(so
             assert BEGIN in nb.cells[i].source
         if meta["role"] == "check":
             assert nb.cells[i].source == f"ex.part{meta['part']}.check()"
-            assert len(nb.cells[i].outputs) == 1, "one verdict per check"
+            kinds = [sorted(o.get("data", {})) for o in nb.cells[i].outputs]
+            assert kinds == [sorted([VERDICT_MIME, USAGE_MIME, "text/html", "text/plain"])], (
+                "one verdict per check, its usage record inside"
+            )
     assert f'challenge("{solution.stem.split("_")[0]}", globals())' in nb.cells[params_index(nb) + 1].source
     assert _verdicts(nb) == [(1, "passed"), (2, "passed")]
     assert all(c.get("execution_count") for c in nb.cells if c.cell_type == "code"), "store executed"
@@ -155,3 +158,29 @@ _NOT_ATTEMPTED = [
 def test_strip_regions_keeps_code_outside_and_indentation():
     src = "a = 1\n    ### BEGIN SOLUTION\n    secret()\n    ### END SOLUTION\nb = 2"
     assert strip_regions(src, "x = NotAttempted\ny = 2") == "a = 1\n    x = NotAttempted\n    y = 2\nb = 2"
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("a = 1\n### BEGIN SOLUTION\nsecret()", "line 2: ### BEGIN SOLUTION is never closed"),
+        ("secret()\n### END SOLUTION", "line 2: ### END SOLUTION without a ### BEGIN SOLUTION"),
+        (
+            "### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION",
+            "line 2: ### BEGIN SOLUTION inside the region opened on line 1",
+        ),
+    ],
+)
+def test_malformed_solution_markers_raise_naming_the_line(source, message):
+    with pytest.raises(ValueError, match=message):
+        strip_regions(source, "x = NotAttempted")
+
+
+def test_the_maintainer_tools_are_subcommands(capsys):
+    from autograd_course.cli import main
+
+    assert main(["generate", "--check"]) == 0
+    assert main(["setup-cell", "--check"]) == 0
+    assert "challenge files are up to date" in capsys.readouterr().out
+    assert main(["setup-cell", "--check", "no/such.ipynb"]) == 2
+    assert "error: no such notebook: no/such.ipynb" in capsys.readouterr().err

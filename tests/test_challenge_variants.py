@@ -13,6 +13,7 @@ from itertools import pairwise
 import pytest
 import torch
 import torch.nn.functional as F
+from learner import run_cell
 
 import helpers
 from autograd_course.challenge import (
@@ -27,7 +28,8 @@ from autograd_course.challenge import (
 )
 from autograd_course.challenge.catalogue import BUGS, drawable_bugs, fixed_code, render
 from autograd_course.challenge.exercise import Challenge
-from autograd_course.challenge.variants import LEARNER_ENV, SLOTS, Shape, shapes
+from autograd_course.challenge.variants import SLOTS, Shape, shapes
+from autograd_course.protocol import LEARNER_ENV
 from helpers import Stage, make_tiny_problem
 
 LEARNERS = [f"student-{i:03d}" for i in range(300)]
@@ -44,13 +46,13 @@ def test_the_draw_is_the_same_in_another_process_with_another_hash_seed():
         "v = sys.modules['v'] = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(v)\n"
         "cases = json.loads(sys.argv[2])\n"
-        "print(json.dumps([[v._digest(*c), list(v._shape_number(v._digest(*c)).choices)] for c in cases]))\n"
+        "print(json.dumps([[v.digest(*c), list(v.shape_number(v.digest(*c)).choices)] for c in cases]))\n"
     )
     env = dict(os.environ, PYTHONHASHSEED="12345")
     args = [sys.executable, "-c", script, variants.__file__, json.dumps(cases)]
     out = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
     there = json.loads(out.stdout)
-    here = [[variants._digest(*c), list(variants._shape_number(variants._digest(*c)).choices)] for c in cases]
+    here = [[variants.digest(*c), list(variants.shape_number(variants.digest(*c)).choices)] for c in cases]
     assert there == here
     for who, ex_id, _ in cases[: len(EXERCISES)]:  # and the shape drawn is the one the digest decodes to
         assert list(variant_for(who, ex_id).shape.choices) == here[list(EXERCISES).index(ex_id)][1]
@@ -104,7 +106,7 @@ def test_the_declared_solutions_pass_in_a_non_default_shape(bug):
     ex = Challenge("M1", ns, variant=variant)
     ns["inputs"], ns["targets"] = make_tiny_problem(0)
     ns["broken_setup"], ns["compute_loss"], ns["broken_step"] = ex.broken()
-    exec(PARTS[1].solution(variant), ns)
+    run_cell(ns, PARTS[1].solution(variant))
     assert ex.part1.verdict().outcome is Outcome.CORRECT, ex.part1.verdict().message
 
 
@@ -115,7 +117,7 @@ def test_every_optimizer_choice_trains_when_fixed(optimizer):
     variant = Variant("G", Shape(tuple(choices)))  # the other slots change no number
     ns = {"seed": 0, "device": "cpu", "torch": torch, "F": F, "TinyNet": helpers.TinyNet}
     ex = Challenge("M1", ns, variant=variant)
-    exec(PARTS[2].solution(variant), ns)
+    run_cell(ns, PARTS[2].solution(variant))
     assert ex.part2.verdict().outcome is Outcome.CORRECT, ex.part2.verdict().message
 
 

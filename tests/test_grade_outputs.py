@@ -303,8 +303,8 @@ def test_each_student_is_judged_against_their_own_variant(tmp_path):
     """vera solves her own draw of M1 and passes; victor hands in the default draw's answers and fails;
     alice's stamped notebook in a folder named otherwise is graded as alice's, and the mismatch reported."""
     from autograd_course.challenge.catalogue import exercise
+    from autograd_course.challenge.draw import variant_for
     from autograd_course.challenge.parts import PARTS
-    from autograd_course.challenge.variants import variant_for
     from autograd_course.course import content_dir
 
     default = exercise("M1").bug

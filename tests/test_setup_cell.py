@@ -20,7 +20,7 @@ REPO = "https://github.com/teacher/autograd-fork"
 
 def test_every_lesson_solution_and_exercise_has_a_current_setup_cell():
     stale = stale_notebooks(default_notebooks() + exercise_notebooks())
-    assert not stale, "run: python -m autograd_course.setup_cell --write, then the exercise generator"
+    assert not stale, "run: autograd-course setup-cell --write, then autograd-course generate"
 
 
 def test_locally_the_cell_prints_nothing_and_installs_nothing():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograd_course.challenge.verdict import Outcome
+from autograd_course.checks import Outcome, Verdict
 from autograd_course.yourturn import (
     Activity,
     activities,
@@ -13,7 +13,7 @@ from autograd_course.yourturn import (
     lessons_with_activities,
     your_turn,
 )
-from autograd_course.yourturn.engine import MIME, Result, verdict_of
+from autograd_course.yourturn.engine import MIME, verdict_of
 
 
 def _positive(value: object) -> tuple:
@@ -85,7 +85,7 @@ def test_hints_and_out_of_range_levels(capsys: pytest.CaptureFixture[str]) -> No
 
 def test_solution_shows_the_declared_code(capsys: pytest.CaptureFixture[str]) -> None:
     your_turn("00", {}).q2.solution()
-    assert capsys.readouterr().out == f"Solution 00.2:\n{activities('00')[1].solution}\n"
+    assert capsys.readouterr().out == f"Your turn 00.2 · solution:\n{activities('00')[1].solution}\n"
 
 
 def test_an_unknown_task_names_the_ones_that_exist() -> None:
@@ -127,7 +127,7 @@ def test_declarations_are_validated(changes: dict, message: str) -> None:
 
 
 def test_the_mime_bundle_carries_the_outcome_for_tests() -> None:
-    bundle = Result("00.1", Outcome.CORRECT, "ok")._repr_mimebundle_()
+    bundle = Verdict("00.1", None, Outcome.CORRECT, "ok")._repr_mimebundle_()
     assert bundle["text/plain"] == "Your turn 00.1: correct. ok"
     assert "<b>Your turn 00.1: correct.</b>" in bundle["text/html"]
     assert verdict_of({"data": bundle}) == {"id": "00.1", "outcome": "correct"}

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import torch
 
 from autograd_course.challenge.variants import Shape, Variant
+from autograd_course.challenge.viewing import viewed
+from autograd_course.exercises import EXERCISES, Exercise, exercise
 from helpers import Stage, TinyNet
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "fixed_code",
     "render",
     "stage_of",
+    "unrecorded_fixed_code",
 ]
 
 # The function each part-2 answer replaces: learner's name -> name in the broken code.
@@ -103,9 +106,15 @@ class Bug:
     where: str  # the function holding the bug: broken_setup, compute_loss or broken_step
     edit: Callable[[dict], None]
     hints: tuple[str, ...]
-    proof: str  # reference part-1 code: computes `evidence` and sets `stage`
+    _proof: str  # reference part-1 code: computes `evidence` and sets `stage` (read through `proof`)
     lesson: str  # shown once part 1 is correct
     pins: tuple[tuple[str, int], ...] = ()  # slot choices this bug needs, in broken and fixed code alike
+
+    @property
+    def proof(self) -> str:
+        """The reference part-1 code; reading it is recorded as viewing part 1's solution."""
+        viewed(1, bug=self.key)
+        return self._proof
 
     def __repr__(self) -> str:
         return f"Bug({self.key}: {self.title!r}, breaks Stage.{self.stage})"
@@ -156,10 +165,6 @@ _PLAIN_CALL = (("forward", 0),)  # `model(inputs)`: TinyStack has no fc2 to call
 
 
 _RUN = "model, optimizer = broken_setup(seed, device)\n"
-_DIAGNOSE = (
-    _RUN + "evidence = diagnose(lambda: broken_step(model, optimizer, inputs, targets), model, optimizer)\n"
-    "print(evidence)\n"
-)
 _RAISES = (
     _RUN + "with expect_error(RuntimeError) as caught:\n"
     "    broken_step(model, optimizer, inputs, targets)\n"
@@ -177,10 +182,11 @@ BUGS: dict[str, Bug] = {
             _detach,
             (
                 "backward() fails before any gradient exists: look at the loss, not at the parameters.",
-                "The error the broken step raises, debug_tensor on the loss compute_loss returns, or "
-                "autograd_graph(loss, model): is anything recorded?",
+                "debug_tensor, or autograd_graph(loss, model), on the loss compute_loss(model, inputs, "
+                "targets) returns on its own: is anything recorded, even with grad mode on?",
             ),
-            _RAISES + "stage = Stage.LOSS_NOT_IN_GRAPH\n",
+            _RUN + "evidence = debug_tensor('loss', compute_loss(model, inputs, targets))  # on its own\n"
+            "print(evidence)\nstage = Stage.LOSS_NOT_IN_GRAPH\n",
             "`.detach()` on the output cuts every parameter out of the loss's graph: the loss has no "
             "grad_fn, so backward() raises before any gradient exists.",
         ),
@@ -256,9 +262,12 @@ BUGS: dict[str, Bug] = {
             _set(call=["with torch.no_grad():", "    loss = compute_loss(model, inputs, targets)"]),
             (
                 "backward() fails: was anything recorded while the forward pass ran?",
-                "diagnose the broken step, or debug_tensor the loss as the step computes it.",
+                "The error alone fits two stages. debug_tensor the loss compute_loss(model, inputs, targets) "
+                "returns on its own: is it recorded there? Where the step computes it, is grad mode on?",
             ),
-            _DIAGNOSE + "stage = Stage.GRAD_MODE_DISABLED\n",
+            _RAISES.replace("evidence = caught.exception  # the error the broken step raises\n", "")
+            + "outside = debug_tensor('loss', compute_loss(model, inputs, targets))  # recorded here?\n"
+            "print(outside)\nevidence = [caught.exception, outside]\nstage = Stage.GRAD_MODE_DISABLED\n",
             "Under torch.no_grad() nothing is recorded, so the loss has no grad_fn and backward() raises.",
             # diagnose sees grad mode through the model's own call; model.forward(...) and direct layer
             # calls hide it from the doctor (reported to the toolkit), so this bug keeps the plain call.
@@ -332,7 +341,7 @@ BUGS: dict[str, Bug] = {
             _softmax,
             (
                 "The loss never changes. How big are the gradients?",
-                "gradient_report(model) or grad_norm(model) after one broken step, or diagnose it.",
+                "gradient_report(model) or grad_norm(model) after one broken step.",
             ),
             _RUN + "broken_step(model, optimizer, inputs, targets)\n"
             "evidence = gradient_report(model)\nprint(evidence)\nstage = Stage.GRAD_MAGNITUDE\n",
@@ -347,9 +356,11 @@ BUGS: dict[str, Bug] = {
             _running_total,
             (
                 "The first step works; the second raises. What does the second backward go through?",
-                "Run two broken steps under expect_error(RuntimeError), or diagnose the step.",
+                "Run two broken steps under expect_error(RuntimeError) and keep caught.exception.",
             ),
-            _DIAGNOSE + "stage = Stage.BACKWARD_FAILED\n",
+            _RUN + "with expect_error(RuntimeError) as caught:\n    for _ in range(2):\n"
+            "        broken_step(model, optimizer, inputs, targets)\n"
+            "evidence = caught.exception\nstage = Stage.BACKWARD_FAILED\n",
             "A running total built from loss tensors keeps every step's graph alive (a memory leak), "
             "and backward() through it reaches the first step's freed graph. Log loss.item() instead.",
         ),
@@ -363,7 +374,8 @@ BUGS: dict[str, Bug] = {
                 "The loss falls, slowly. Is every layer the forward pass uses a parameter of the model?",
                 "Compare parameter_report(model) with the layers forward() calls.",
             ),
-            _DIAGNOSE + "stage = Stage.PARAMS_UNREGISTERED\n",
+            _RUN + "broken_step(model, optimizer, inputs, targets)\n"
+            "evidence = gradient_report(model)\nprint(evidence)\nstage = Stage.PARAMS_UNREGISTERED\n",
             "A module in a plain list is not registered: model.parameters() skips it, so the optimizer "
             "never trains it. Use nn.ModuleList.",
             _PLAIN_CALL,
@@ -396,44 +408,15 @@ def render(variant: Variant) -> str:
     return _code(slots)
 
 
-def fixed_code(variant: Variant) -> str:
-    """The same code shape with the bug removed: the reference answer of part 2."""
+def unrecorded_fixed_code(variant: Variant) -> str:
+    """The same code shape with the bug removed, for the checks themselves (nothing is recorded)."""
     return _code(_slots(_pinned(variant)))
 
 
-@dataclass(frozen=True)
-class Exercise:
-    """One graded notebook: an id, a title, and the default bug (mystery rounds draw theirs)."""
-
-    id: str
-    title: str
-    bug: str
-    mystery: bool
-
-    def __repr__(self) -> str:
-        return f"Exercise({self.id}: {self.title!r})"
-
-
-EXERCISES: dict[str, Exercise] = {
-    ex.id: ex
-    for ex in [
-        Exercise("A", "The detached output", "A", False),
-        Exercise("B", "The frozen layer", "B", False),
-        Exercise("C", "The forgotten layer", "C", False),
-        Exercise("D", "The missing zero_grad", "D", False),
-        Exercise("E", "Division by zero", "E", False),
-        Exercise("M1", "Mystery round 1", "G", True),
-        Exercise("M2", "Mystery round 2", "I", True),
-        Exercise("M3", "Mystery round 3", "H", True),
-    ]
-}
-
-
-def exercise(exercise_id: str) -> Exercise:
-    """The exercise with this id (A-E, M1-M3); a clear error for anything else."""
-    if exercise_id not in EXERCISES:
-        raise KeyError(f"no exercise {exercise_id!r}; expected one of {', '.join(EXERCISES)}")
-    return EXERCISES[exercise_id]
+def fixed_code(variant: Variant) -> str:
+    """The reference answer of part 2 in full; reading it is recorded as viewing part 2's solution."""
+    viewed(2, variant=variant)
+    return unrecorded_fixed_code(variant)
 
 
 def build_broken(variant: Variant | str, overrides: dict[str, Callable] | None = None) -> dict:

@@ -13,14 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from autograd_course.challenge.catalogue import BUGS
-from autograd_course.challenge.reference import BrokenTrace, StepRecord, close, trace_broken
+from autograd_course.challenge.evidence import KINDS, NOT_RECORDED, RAISED_BY_CODE, describe, frozen_in
+from autograd_course.challenge.reference import BrokenTrace, trace_broken
 from autograd_course.challenge.variants import Variant
 from helpers import Stage
 from helpers.thresholds import EXPLODING, VANISHING
 
 __all__ = ["PROOFS", "Proof", "contract_markdown", "judge_evidence", "real_steps"]
 
-_NOT_RECORDED = "does not require grad"
 _GRAD_REPORTS = ("GradientReport", "GradClassification")
 
 
@@ -42,10 +42,6 @@ def _frozen_names(trace: BrokenTrace) -> set[str]:
 
 def _stuck_names(trace: BrokenTrace) -> set[str]:
     return {n for n in trace.names if trace.requires_grad[n] and not trace.in_optimizer[n]}
-
-
-def _rows_frozen(rows: list[dict]) -> set[str]:
-    return {r["name"] for r in rows if not r.get("requires_grad", r.get("status") != "FROZEN")}
 
 
 def _grad_sizes(s: dict) -> list[float] | None:
@@ -71,23 +67,61 @@ def _grows(s: dict, trace: BrokenTrace) -> bool:
     return all(b > a * (1 + 1e-6) for a, b in itertools.pairwise(totals))
 
 
-def _diagnosis(stage: str) -> Proof:
-    return Proof("Diagnosis", f"diagnose(...) names Stage.{stage}", lambda s, t: s.get("stage") == stage)
+def _items(s: dict, kind: str) -> list[dict]:
+    return [i for i in s.get("items", []) if i.get("type") == kind]
 
 
-_NOT_RECORDED_PROOFS = (
-    Proof(
-        "error",
-        "the RuntimeError the broken step raises: the loss 'does not require grad'",
-        lambda s, t: _NOT_RECORDED in s["message"],
-    ),
+def _answers(s: dict) -> set[bool]:
+    return {i["value"] for i in _items(s, "answer")}
+
+
+def _unrecorded_error(s: dict) -> bool:
+    return any(NOT_RECORDED in i["message"] for i in _items(s, "error"))
+
+
+def _is_loss(s: dict) -> bool:
+    return s["shape"] in ([], [16, 1])
+
+
+def _loss_recorded(s: dict) -> bool:
+    return any(i["requires_grad"] and i["grad_fn"] and _is_loss(i) for i in _items(s, "TensorInfo"))
+
+
+# Nothing recorded: the loss of the detached output (A) and the loss computed under no_grad (F) make
+# the same error. What tells them apart is compute_loss called on its own, with grad mode on.
+_LOSS_NOT_IN_GRAPH = (
     Proof(
         "TensorInfo",
-        "debug_tensor of the loss (or the output): requires_grad=False and no grad_fn",
-        lambda s, t: not s["requires_grad"] and s["grad_fn"] is None and s["shape"] in ([], [16, 1]),
+        "debug_tensor of the loss compute_loss(model, inputs, targets) returns on its own: "
+        "requires_grad=False and no grad_fn",
+        lambda s, t: (
+            not s["requires_grad"] and s["grad_fn"] is None and _is_loss(s) and not t.direct_recorded
+        ),
     ),
     Proof(
-        "AutogradGraph", "autograd_graph(loss, model) is empty: nothing was recorded", lambda s, t: s["empty"]
+        "AutogradGraph",
+        "autograd_graph(compute_loss(model, inputs, targets), model) is empty: nothing was recorded",
+        lambda s, t: s["empty"] and not t.direct_recorded,
+    ),
+    Proof(
+        "list",
+        "[the RuntimeError the broken step raises ('does not require grad'), torch.is_grad_enabled()]: "
+        "nothing was recorded although grad mode is on",
+        lambda s, t: _unrecorded_error(s) and _answers(s) == {True} and t.direct_recorded is False,
+    ),
+)
+_GRAD_MODE_DISABLED = (
+    Proof(
+        "list",
+        "[the RuntimeError the broken step raises ('does not require grad'), debug_tensor of the loss "
+        "compute_loss returns on its own (it has a grad_fn)]: recorded outside the step, not inside it",
+        lambda s, t: _unrecorded_error(s) and _loss_recorded(s) and bool(t.direct_recorded),
+    ),
+    Proof(
+        "list",
+        "[the RuntimeError the broken step raises, torch.is_grad_enabled() asked where the step computes "
+        "its loss (False)]",
+        lambda s, t: _unrecorded_error(s) and _answers(s) == {False} and bool(t.direct_recorded),
     ),
 )
 
@@ -97,7 +131,7 @@ def _lists_unregistered(summary: dict, trusted: dict) -> bool:
 
 
 PROOFS: dict[str, tuple[Proof, ...]] = {
-    "GRAD_MODE_DISABLED": _NOT_RECORDED_PROOFS,
+    "GRAD_MODE_DISABLED": _GRAD_MODE_DISABLED,
     "FORWARD_NON_FINITE": (
         Proof("NonFiniteError", "assert_finite raised on a tensor of the forward pass", lambda s, t: True),
         Proof(
@@ -106,17 +140,17 @@ PROOFS: dict[str, tuple[Proof, ...]] = {
             lambda s, t: (s["nan"] or 0) + (s["inf"] or 0) > 0,
         ),
     ),
-    "LOSS_NOT_IN_GRAPH": _NOT_RECORDED_PROOFS,
+    "LOSS_NOT_IN_GRAPH": _LOSS_NOT_IN_GRAPH,
     "PARAMS_FROZEN": (
         Proof(
             "ParameterReport",
             "parameter_report(model) lists the parameters that do not require grad",
-            lambda s, t: bool(_frozen_names(t)) and _rows_frozen(s["rows"]) == _frozen_names(t),
+            lambda s, t: bool(_frozen_names(t)) and frozen_in(s["rows"]) == _frozen_names(t),
         ),
         Proof(
             "GradientReport",
             "gradient_report / classify_parameter_gradients marks them FROZEN",
-            lambda s, t: bool(_frozen_names(t)) and _rows_frozen(s["rows"]) == _frozen_names(t),
+            lambda s, t: bool(_frozen_names(t)) and frozen_in(s["rows"]) == _frozen_names(t),
         ),
         Proof(
             "AutogradGraph",
@@ -126,14 +160,14 @@ PROOFS: dict[str, tuple[Proof, ...]] = {
         Proof(
             "StepReport",
             "debug_training_step marks them FROZEN",
-            lambda s, t: bool(_frozen_names(t)) and _rows_frozen(s["gradients"]["rows"]) == _frozen_names(t),
+            lambda s, t: bool(_frozen_names(t)) and frozen_in(s["gradients"]["rows"]) == _frozen_names(t),
         ),
     ),
     "BACKWARD_FAILED": (
         Proof(
             "error",
             "the autograd error the broken step raises (in-place change, freed graph, ...)",
-            lambda s, t: _NOT_RECORDED not in s["message"],
+            lambda s, t: NOT_RECORDED not in s["message"],
         ),
     ),
     "GRAD_MISSING": (
@@ -210,7 +244,6 @@ PROOFS: dict[str, tuple[Proof, ...]] = {
         ),
     ),
 }
-PROOFS = {stage: (*proofs, _diagnosis(stage)) for stage, proofs in PROOFS.items()}
 
 
 def _accepts(proof: Proof, s: dict) -> bool:
@@ -218,9 +251,6 @@ def _accepts(proof: Proof, s: dict) -> bool:
     if proof.kind == "GradientReport":
         return kind in _GRAD_REPORTS
     return proof.kind == kind
-
-
-_KINDS = {p.kind for proofs in PROOFS.values() for p in proofs} | {*_GRAD_REPORTS, "ParameterChanges"}
 
 
 def contract_markdown() -> str:
@@ -234,146 +264,36 @@ def contract_markdown() -> str:
 # ---- is the evidence real: does it match what the learner's broken code produces? -------------------
 
 
-def _rows_match_grads(rows: list[dict], step: StepRecord) -> bool:
-    if sorted(r["name"] for r in rows) != sorted(step.grads):
-        return False
-    for r in rows:
-        ref = step.grads[r["name"]]
-        if (ref is None) != (r["max_abs"] is None):
-            return False
-        if ref is not None and not close(r["max_abs"], ref["max_abs"]):
-            return False
-    return True
-
-
-def _changes_match(rows: list[dict], step: StepRecord) -> bool:
-    if sorted(r["name"] for r in rows) != sorted(step.changed):
-        return False
-    return all(
-        r["changed"] == step.changed[r["name"]]
-        and close(r["max_delta"], step.max_delta[r["name"]], atol=1e-9)
-        for r in rows
-    )
-
-
-def _tensor_matches(s: dict, seen: dict) -> bool:
-    return (
-        s.get("shape") == seen["shape"]
-        and s.get("nan") == seen["nan"]
-        and s.get("inf") == seen["inf"]
-        and all(close(s.get(k), seen[k]) for k in ("min", "max", "mean"))
-    )
-
-
-def _nonfinite_matches(s: dict, seen: dict) -> bool:
-    if (s["nan"], s["inf"]) != (seen["nan"], seen["inf"]) or s["nan"] + s["inf"] == 0:
-        return False
-    sample = seen["nonfinite_sample"][: len(s["sample"])]
-    return len(sample) == len(s["sample"]) and all(close(a, b) for a, b in zip(sample, s["sample"]))
-
-
-def _plain(message: str) -> str:
-    """An error message without the device in tensor type names (torch.cuda.FloatTensor)."""
-    return message.replace("torch.cuda.", "torch.").strip()
-
-
-def _diagnosis_matches(s: dict, trace: BrokenTrace, start: int) -> bool:
-    losses = s.get("losses") or []
-    if not losses or start + len(losses) > len(trace.steps):
-        return False
-    return all(close(v, trace.steps[start + i].loss) for i, v in enumerate(losses))
-
-
-def _graph_matches(s: dict, trace: BrokenTrace, step: StepRecord) -> bool:
-    if s["empty"]:
-        return step.error is not None and _NOT_RECORDED in step.error
-    named = {leaf for leaf in s["leaves"] if leaf in trace.names}
-    return step.error is None and named == {n for n in trace.names if trace.requires_grad[n]}
-
-
 def real_steps(s: dict, trace: BrokenTrace) -> list[int]:
     """Indices of the broken steps one (non-list) evidence summary matches."""
-    kind = s["type"]
-    hits = []
-    for i, step in enumerate(trace.steps):
-        if kind in _GRAD_REPORTS:
-            ok = _rows_match_grads(s["rows"], step)
-        elif kind == "ParameterChanges":
-            ok = _changes_match(s["rows"], step)
-        elif kind == "StepReport":
-            ok = (
-                close(s["loss"], step.loss)
-                and _rows_match_grads(s["gradients"]["rows"], step)
-                and _changes_match(s["changes"]["rows"], step)
-            )
-        elif kind == "TensorInfo":
-            ok = any(_tensor_matches(s, seen) for seen in step.tensors)
-        elif kind == "NonFiniteError":
-            ok = any(_nonfinite_matches(s, seen) for seen in step.tensors)
-        elif kind == "error":
-            ok = step.error is not None and _plain(s["message"]) == _plain(step.error)
-        elif kind == "number":
-            ok = close(s["value"], step.grad_norm)
-        elif kind == "ParameterReport":
-            ok = i == 0 and [(r["name"], r["shape"], r["requires_grad"]) for r in s["rows"]] == [
-                (n, trace.shapes[n], trace.requires_grad[n]) for n in trace.names
-            ]
-        elif kind == "Diagnosis":
-            ok = _diagnosis_matches(s, trace, i)
-        elif kind == "AutogradGraph":
-            ok = _graph_matches(s, trace, step)
-        else:
-            ok = False
-        if ok:
-            hits.append(i)
-    return hits
+    kind = KINDS.get(s["type"])
+    return [] if kind is None else [i for i in range(len(trace.steps)) if kind.matches(s, trace, i)]
 
 
-def _list_is_real(s: dict, trace: BrokenTrace) -> bool:
-    items = s["items"]
-    if len(items) < 2 or any(i["type"] == "list" for i in items):
-        return False
+def _series_is_real(items: list[dict], trace: BrokenTrace) -> bool:
+    """Items that match consecutive broken steps, in order (a series such as grad norms per step)."""
     return any(
         all(k + j in real_steps(item, trace) for j, item in enumerate(items))
         for k in real_steps(items[0], trace)
     )
 
 
-def _describe(s: dict) -> str:
-    kind = s["type"]
-    if kind in _GRAD_REPORTS:
-        return f"a {kind} with statuses " + ", ".join(f"{r['name']}={r['status']}" for r in s["rows"])
-    if kind == "ParameterChanges":
-        moved = [r["name"] for r in s["rows"] if r["changed"]]
-        return f"a ParameterChanges where {len(moved)} of {len(s['rows'])} parameters changed"
-    if kind == "ParameterReport":
-        return f"a ParameterReport with frozen parameters {sorted(_rows_frozen(s['rows']))}"
-    if kind == "TensorInfo":
-        return (
-            f"a TensorInfo of shape {tuple(s['shape'])}, requires_grad={s['requires_grad']}, "
-            f"grad_fn={s['grad_fn']}, nan={s['nan']}, inf={s['inf']}"
-        )
-    if kind == "NonFiniteError":
-        return f"a NonFiniteError with nan={s['nan']}, inf={s['inf']}"
-    if kind == "error":
-        first = s["message"].strip().splitlines()[0] if s["message"].strip() else "(nothing caught)"
-        return f"the error {first[:90]!r}"
-    if kind == "number":
-        return f"the number {s['value']:.4g}"
-    if kind == "list":
-        kinds = sorted({i["type"] for i in s["items"]})
-        return f"a list of {len(s['items'])} ({', '.join(kinds)})"
-    if kind == "Diagnosis":
-        return f"a Diagnosis naming Stage.{s['stage']}"
-    if kind == "AutogradGraph":
-        return "an empty AutogradGraph" if s["empty"] else f"an AutogradGraph with leaves {s['leaves']}"
-    if kind == "StepReport":
-        return "a StepReport"
-    return f"an object of type {s.get('name', kind)!s} the checks cannot read"
+def _list_is_real(s: dict, trace: BrokenTrace) -> bool:
+    """A series of consecutive steps, or observations each real on its own (answers may join them)."""
+    items = s["items"]
+    shown = [i for i in items if i["type"] != "answer"]
+    if not shown or any(i["type"] == "list" for i in items):
+        return False
+    if len(items) >= 2 and len({i["type"] for i in items}) == 1:  # one kind, several steps: a series
+        return _series_is_real(items, trace)
+    return all(real_steps(i, trace) for i in shown)
 
 
 def _proves(stage: str, s: dict, trace: BrokenTrace) -> bool:
-    return any(_accepts(p, s) and p.test(s, trace) for p in PROOFS.get(stage, ()))
+    """Some proof of the stage accepts the evidence, or (for a list) one of its items on its own."""
+    if any(_accepts(p, s) and p.test(s, trace) for p in PROOFS.get(stage, ())):
+        return True
+    return s["type"] == "list" and any(_proves(stage, i, trace) for i in s["items"] if i["type"] != "list")
 
 
 def judge_evidence(variant: Variant, seed: int, stage: str | None, summary: dict) -> tuple[bool, str]:
@@ -381,16 +301,45 @@ def judge_evidence(variant: Variant, seed: int, stage: str | None, summary: dict
     try:
         return _judge(variant, seed, stage, summary)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-        return False, "the evidence summary could not be read; use a report, a Diagnosis or an error"
+        return False, "the evidence summary could not be read; use a report, a list of them, or an error"
+
+
+_RUN_IT = (
+    "evidence must come from running this notebook's broken code, e.g. `with expect_error(RuntimeError) "
+    "as caught: broken_step(model, optimizer, inputs, targets)`, then `evidence = caught.exception`"
+)
+
+
+def _refusal(summary: dict) -> str | None:
+    """Why evidence is refused before it is matched: typed by hand, or the doctor's verdict alone."""
+    items = summary["items"] if summary.get("type") == "list" else [summary]
+    for item in items:
+        if item.get("type") in ("error", "NonFiniteError") and item.get("origin") not in RAISED_BY_CODE:
+            return f"{describe(item)} was not raised by this notebook's code (typed by hand?): {_RUN_IT}"
+    kinds = {i.get("type") for i in items}
+    if kinds <= {"Diagnosis", "answer"} and "Diagnosis" in kinds:
+        return (
+            "a Diagnosis is the doctor's verdict, not your proof: show the failure with the plain tools "
+            "(requires_grad and grad_fn, .grad, grad norms, finite checks, parameter changes, the "
+            "optimizer's groups, grad mode); diagnose may confirm it, in a list after your proof"
+        )
+    if kinds == {"answer"}:
+        return (
+            "True or False alone could be typed by hand: put the checklist's answer in a list with the error "
+            "or report it explains"
+        )
+    return None
 
 
 def _judge(variant: Variant, seed: int, stage: str | None, summary: dict) -> tuple[bool, str]:
     if stage is None or stage not in Stage.__members__:
         return False, "`stage` must be one of the helpers.Stage members, e.g. Stage.OK"
     kind = summary.get("type")
-    described = _describe(summary)
-    if kind not in _KINDS:
+    described = describe(summary)
+    if kind != "list" and kind not in KINDS:
         return False, f"the evidence is {described}; see the evidence contract for what counts as proof"
+    if why := _refusal(summary):
+        return False, why
     trace = trace_broken(variant, seed)
     real = _list_is_real(summary, trace) if kind == "list" else bool(real_steps(summary, trace))
     if not real:

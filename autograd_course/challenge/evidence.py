@@ -1,19 +1,25 @@
-"""Part 1: turn the learner's evidence into plain data (JSON-able) in the learner's kernel.
+"""Part 1's evidence kinds, one registry: how each kind is summarized, matched and described.
 
-`summarize` only reads the evidence object; the verdict is computed elsewhere (contract.py) from
-the summary alone, matched against a trusted run of the broken code.
+A kind of evidence is declared once, in KINDS: which helpers objects it is, the plain data
+(JSON-able) `summarize` turns them into in the learner's kernel, how the checking process tells
+that a summary is real (it matches one step of a trusted run of the broken code, see reference.py),
+and how a message describes it. What each kind proves, per stage, is contract.py's PROOFS.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
+from autograd_course.challenge.reference import BrokenTrace, StepRecord, close
 from helpers import (
     AutogradGraph,
     Diagnosis,
     ExpectedError,
+    GradClassification,
     GradientReport,
     NonFiniteError,
     ParameterChanges,
@@ -23,105 +29,344 @@ from helpers import (
     TensorInfo,
 )
 
-__all__ = ["judge_stage", "stage_name", "summarize"]
+__all__ = [
+    "KINDS",
+    "NOT_RECORDED",
+    "RAISED_BY_CODE",
+    "Kind",
+    "describe",
+    "frozen_in",
+    "origin",
+    "stage_name",
+    "summarize",
+]
+
+NOT_RECORDED = "does not require grad"  # what backward() says when the loss has no graph
+RAISED_BY_CODE = ("broken code", "helpers")  # where an exception must come from to be evidence
+
+
+def origin(exc: BaseException) -> str:
+    """Where an exception was raised: "broken code", "helpers", "elsewhere" or "never raised"."""
+    tb = exc.__traceback__
+    if tb is None:
+        return "never raised"
+    found = "elsewhere"
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_filename.startswith("<broken code"):
+            return "broken code"
+        if str(frame.f_globals.get("__name__", "")).split(".")[0] == "helpers":
+            found = "helpers"
+        tb = tb.tb_next
+    return found
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of evidence: the objects it reads, their summary, the realness test, the description."""
+
+    name: str
+    types: tuple[type, ...]
+    fields: Callable[[Any], dict]  # the summary's fields (without "type")
+    matches: Callable[[dict, BrokenTrace, int], bool]  # does the summary match step i of the trusted run?
+    describe: Callable[[dict], str]
+
+    def __repr__(self) -> str:
+        return f"Kind({self.name})"
 
 
 def _num(v: Any) -> float | None:
     return None if v is None else float(v)
 
 
+def _step(trace: BrokenTrace, i: int) -> StepRecord:
+    return trace.steps[i]
+
+
+def frozen_in(rows: list[dict]) -> set[str]:
+    """The parameter names a report's rows show as not requiring grad."""
+    return {r["name"] for r in rows if not r.get("requires_grad", r.get("status") != "FROZEN")}
+
+
+# ---- per-kind summaries ---------------------------------------------------------------------------
+
+
+def _grad_rows(report: GradientReport) -> dict:
+    return {
+        "rows": [
+            {"name": r.name, "status": r.status.name, "max_abs": _num(r.max_abs), "nan": r.nan, "inf": r.inf}
+            for r in report.rows
+        ]
+    }
+
+
+def _change_rows(changes: ParameterChanges) -> dict:
+    return {
+        "rows": [{"name": r.name, "changed": r.changed, "max_delta": _num(r.max_delta)} for r in changes.rows]
+    }
+
+
+def _tensor_fields(info: TensorInfo) -> dict:
+    return {
+        "shape": list(info.shape),
+        "requires_grad": info.requires_grad,
+        "grad_fn": info.grad_fn,
+        **{k: _num(getattr(info, k)) for k in ("min", "max", "mean")},
+        "nan": info.nan,
+        "inf": info.inf,
+    }
+
+
+# ---- per-kind realness: does the summary match what the trusted run produced? ----------------------
+
+
+def _rows_match_grads(rows: list[dict], step: StepRecord) -> bool:
+    if sorted(r["name"] for r in rows) != sorted(step.grads):
+        return False
+    for r in rows:
+        ref = step.grads[r["name"]]
+        if (ref is None) != (r["max_abs"] is None):
+            return False
+        if ref is not None and not close(r["max_abs"], ref["max_abs"]):
+            return False
+    return True
+
+
+def _changes_match(rows: list[dict], step: StepRecord) -> bool:
+    if sorted(r["name"] for r in rows) != sorted(step.changed):
+        return False
+    return all(
+        r["changed"] == step.changed[r["name"]]
+        and close(r["max_delta"], step.max_delta[r["name"]], atol=1e-9)
+        for r in rows
+    )
+
+
+def _tensor_matches(s: dict, seen: dict) -> bool:
+    return (
+        s.get("shape") == seen["shape"]
+        and s.get("requires_grad") == seen.get("requires_grad", s.get("requires_grad"))
+        and s.get("nan") == seen["nan"]
+        and s.get("inf") == seen["inf"]
+        and all(close(s.get(k), seen[k]) for k in ("min", "max", "mean"))
+    )
+
+
+def _nonfinite_matches(s: dict, seen: dict) -> bool:
+    if (s["nan"], s["inf"]) != (seen["nan"], seen["inf"]) or s["nan"] + s["inf"] == 0:
+        return False
+    sample = seen["nonfinite_sample"][: len(s["sample"])]
+    return len(sample) == len(s["sample"]) and all(close(a, b) for a, b in zip(sample, s["sample"]))
+
+
+def _plain(message: str) -> str:
+    """An error message without the device in tensor type names (torch.cuda.FloatTensor)."""
+    return message.replace("torch.cuda.", "torch.").strip()
+
+
+def _error_matches(s: dict, trace: BrokenTrace, i: int) -> bool:
+    error = _step(trace, i).error
+    return s.get("origin") == "broken code" and error is not None and _plain(s["message"]) == _plain(error)
+
+
+def _seen_at(trace: BrokenTrace, i: int) -> list[dict]:
+    """The tensors of step i; for the first step also those of compute_loss called on its own."""
+    return _step(trace, i).tensors + (trace.direct if i == 0 else [])
+
+
+def _nonfinite_real(s: dict, trace: BrokenTrace, i: int) -> bool:
+    return s.get("origin") in RAISED_BY_CODE and any(_nonfinite_matches(s, x) for x in _seen_at(trace, i))
+
+
+def _diagnosis_matches(s: dict, trace: BrokenTrace, start: int) -> bool:
+    losses = s.get("losses") or []
+    if not losses or start + len(losses) > len(trace.steps):
+        return False
+    return all(close(v, trace.steps[start + i].loss) for i, v in enumerate(losses))
+
+
+def _graph_matches(s: dict, trace: BrokenTrace, i: int) -> bool:
+    step = _step(trace, i)
+    if s["empty"]:
+        return step.error is not None and NOT_RECORDED in step.error
+    named = {leaf for leaf in s["leaves"] if leaf in trace.names}
+    return step.error is None and named == {n for n in trace.names if trace.requires_grad[n]}
+
+
+def _report_matches(s: dict, trace: BrokenTrace, i: int) -> bool:
+    rows = [(r["name"], r["shape"], r["requires_grad"]) for r in s["rows"]]
+    return i == 0 and rows == [(n, trace.shapes[n], trace.requires_grad[n]) for n in trace.names]
+
+
+def _step_report_matches(s: dict, trace: BrokenTrace, i: int) -> bool:
+    step = _step(trace, i)
+    return (
+        close(s["loss"], step.loss)
+        and _rows_match_grads(s["gradients"]["rows"], step)
+        and _changes_match(s["changes"]["rows"], step)
+    )
+
+
+# ---- per-kind descriptions --------------------------------------------------------------------------
+
+
+def _describe_error(s: dict) -> str:
+    first = s["message"].strip().splitlines()[0] if s["message"].strip() else "(nothing caught)"
+    return f"the error {first[:90]!r}"
+
+
+def _describe_graph(s: dict) -> str:
+    return "an empty AutogradGraph" if s["empty"] else f"an AutogradGraph with leaves {s['leaves']}"
+
+
+def _describe_tensor(s: dict) -> str:
+    return (
+        f"a TensorInfo of shape {tuple(s['shape'])}, requires_grad={s['requires_grad']}, "
+        f"grad_fn={s['grad_fn']}, nan={s['nan']}, inf={s['inf']}"
+    )
+
+
+def _describe_grads(name: str) -> Callable[[dict], str]:
+    return lambda s: f"a {name} with statuses " + ", ".join(f"{r['name']}={r['status']}" for r in s["rows"])
+
+
+def _describe_changes(s: dict) -> str:
+    moved = [r["name"] for r in s["rows"] if r["changed"]]
+    return f"a ParameterChanges where {len(moved)} of {len(s['rows'])} parameters changed"
+
+
+def _grad_kind(name: str, types: tuple[type, ...]) -> Kind:
+    return Kind(
+        name,
+        types,
+        _grad_rows,
+        lambda s, t, i: _rows_match_grads(s["rows"], _step(t, i)),
+        _describe_grads(name),
+    )
+
+
+# The registry, in the order `summarize` tries it (a GradClassification is also a GradientReport).
+KINDS: dict[str, Kind] = {
+    kind.name: kind
+    for kind in [
+        Kind(
+            "Diagnosis",
+            (Diagnosis,),
+            lambda d: {"stage": d.stage.name, "step": d.step, "losses": [_num(v) for v in d.losses]},
+            _diagnosis_matches,
+            lambda s: f"a Diagnosis naming Stage.{s['stage']}",
+        ),
+        Kind(
+            "AutogradGraph",
+            (AutogradGraph,),
+            lambda g: {"empty": g.root is None, "leaves": sorted(n.label for n in g.leaves)},
+            _graph_matches,
+            _describe_graph,
+        ),
+        Kind(
+            "StepReport",
+            (StepReport,),
+            lambda r: {
+                "loss": _num(r.loss),
+                "gradients": summarize(r.classification),
+                "changes": summarize(r.changes),
+            },
+            _step_report_matches,
+            lambda s: "a StepReport",
+        ),
+        _grad_kind("GradClassification", (GradClassification,)),
+        _grad_kind("GradientReport", (GradientReport,)),
+        Kind(
+            "ParameterChanges",
+            (ParameterChanges,),
+            _change_rows,
+            lambda s, t, i: _changes_match(s["rows"], _step(t, i)),
+            _describe_changes,
+        ),
+        Kind(
+            "ParameterReport",
+            (ParameterReport,),
+            lambda r: {
+                "rows": [
+                    {"name": x.name, "shape": list(x.shape), "requires_grad": x.requires_grad} for x in r.rows
+                ]
+            },
+            _report_matches,
+            lambda s: f"a ParameterReport with frozen parameters {sorted(frozen_in(s['rows']))}",
+        ),
+        Kind(
+            "TensorInfo",
+            (TensorInfo,),
+            _tensor_fields,
+            lambda s, t, i: any(_tensor_matches(s, seen) for seen in _seen_at(t, i)),
+            _describe_tensor,
+        ),
+        Kind(
+            "NonFiniteError",
+            (NonFiniteError,),
+            lambda e: {"nan": e.nan, "inf": e.inf, "sample": list(e.sample), "origin": origin(e)},
+            _nonfinite_real,
+            lambda s: f"a NonFiniteError with nan={s['nan']}, inf={s['inf']}",
+        ),
+        Kind(
+            "error",
+            (BaseException,),
+            lambda e: {"message": str(e), "origin": origin(e)},
+            _error_matches,
+            _describe_error,
+        ),
+        Kind(
+            "answer",  # a checklist question's answer, such as torch.is_grad_enabled()
+            (bool,),
+            lambda b: {"value": bool(b)},
+            lambda s, t, i: False,  # True or False can be typed by hand: never real on its own
+            lambda s: f"the answer {s['value']}",
+        ),
+        Kind(
+            "number",
+            (int, float, torch.Tensor),
+            lambda v: {"value": float(v.detach()) if isinstance(v, torch.Tensor) else float(v)},
+            lambda s, t, i: close(s["value"], _step(t, i).grad_norm),
+            lambda s: f"the number {s['value']:.4g}",
+        ),
+    ]
+}
+
+
+def _is(kind: Kind, evidence: Any) -> bool:
+    if not isinstance(evidence, kind.types) or (isinstance(evidence, bool) and bool not in kind.types):
+        return False
+    return not isinstance(evidence, torch.Tensor) or evidence.numel() == 1
+
+
 def summarize(evidence: Any) -> dict:
     """Plain data (JSON-able) describing one evidence object from the helpers."""
     if isinstance(evidence, (list, tuple)):
         return {"type": "list", "items": [summarize(e) for e in evidence]}
-    if isinstance(evidence, Diagnosis):
-        return {
-            "type": "Diagnosis",
-            "stage": evidence.stage.name,
-            "step": evidence.step,
-            "losses": [_num(v) for v in evidence.losses],
-        }
-    if isinstance(evidence, AutogradGraph):
-        return {
-            "type": "AutogradGraph",
-            "empty": evidence.root is None,
-            "leaves": sorted(n.label for n in evidence.leaves),
-        }
-    if isinstance(evidence, StepReport):
-        return {
-            "type": "StepReport",
-            "loss": _num(evidence.loss),
-            "gradients": summarize(evidence.classification),
-            "changes": summarize(evidence.changes),
-        }
-    if isinstance(evidence, GradientReport):  # GradClassification is a GradientReport
-        return {
-            "type": type(evidence).__name__,
-            "rows": [
-                {
-                    "name": r.name,
-                    "status": r.status.name,
-                    "max_abs": _num(r.max_abs),
-                    "nan": r.nan,
-                    "inf": r.inf,
-                }
-                for r in evidence.rows
-            ],
-        }
-    if isinstance(evidence, ParameterChanges):
-        return {
-            "type": "ParameterChanges",
-            "rows": [
-                {"name": r.name, "changed": r.changed, "max_delta": _num(r.max_delta)} for r in evidence.rows
-            ],
-        }
-    if isinstance(evidence, ParameterReport):
-        return {
-            "type": "ParameterReport",
-            "rows": [
-                {"name": r.name, "shape": list(r.shape), "requires_grad": r.requires_grad}
-                for r in evidence.rows
-            ],
-        }
-    if isinstance(evidence, TensorInfo):
-        return {
-            "type": "TensorInfo",
-            "shape": list(evidence.shape),
-            "requires_grad": evidence.requires_grad,
-            "grad_fn": evidence.grad_fn,
-            "min": _num(evidence.min),
-            "max": _num(evidence.max),
-            "mean": _num(evidence.mean),
-            "nan": evidence.nan,
-            "inf": evidence.inf,
-        }
-    if isinstance(evidence, NonFiniteError):
-        return {
-            "type": "NonFiniteError",
-            "nan": evidence.nan,
-            "inf": evidence.inf,
-            "sample": list(evidence.sample),
-        }
     if isinstance(evidence, ExpectedError):  # what `with expect_error(...) as caught` caught
         caught = evidence.exception
-        return {"type": "error", "message": ""} if caught is None else summarize(caught)
-    if isinstance(evidence, BaseException):
-        return {"type": "error", "message": str(evidence)}
-    if isinstance(evidence, torch.Tensor) and evidence.numel() == 1:
-        return {"type": "number", "value": float(evidence.detach())}
-    if isinstance(evidence, (int, float)) and not isinstance(evidence, bool):
-        return {"type": "number", "value": float(evidence)}
-    return {"type": "unknown", "name": type(evidence).__name__}
+        return (
+            {"type": "error", "message": "", "origin": "never raised"}
+            if caught is None
+            else summarize(caught)
+        )
+    kind = next((k for k in KINDS.values() if _is(k, evidence)), None)
+    if kind is None:
+        return {"type": "unknown", "name": type(evidence).__name__}
+    return {"type": kind.name, **kind.fields(evidence)}
+
+
+def describe(s: dict) -> str:
+    """One phrase for a summary, as the verdict's message names it."""
+    kind = s.get("type")
+    if kind == "list":
+        kinds = sorted({i["type"] for i in s["items"]})
+        return f"a list of {len(s['items'])} ({', '.join(kinds)})"
+    if kind in KINDS:
+        return KINDS[kind].describe(s)
+    return f"an object of type {s.get('name', kind)!s} the checks cannot read"
 
 
 def stage_name(stage: Any) -> str | None:
     """The member name of a helpers.Stage answer, or None for anything else."""
     return stage.name if isinstance(stage, Stage) else None
-
-
-def judge_stage(bug: str, seed: int, stage: str | None, summary: dict) -> tuple[bool, str]:
-    """Legacy entry (the grader before C4): contract.judge_evidence on the bug's default variant."""
-    from autograd_course.challenge.contract import judge_evidence
-    from autograd_course.challenge.variants import Variant
-
-    return judge_evidence(Variant(bug), seed, stage, summary)

@@ -1,40 +1,28 @@
 """The check API inside the notebooks: `ex = challenge("A", globals())`, `ex.part1.check()`, hints, solutions.
 
-The learner's namespace is bound explicitly; checks show exactly one verdict and never raise, so
-Run All reaches the end of a notebook whatever its state.
+The learner's namespace is bound explicitly; each part is a `ProblemView` (autograd_course.checks),
+the same view as the lessons' activities: one verdict per check, never a raise, so Run All reaches
+the end of a notebook whatever its state; every check, hint and solution call is recorded.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
 from autograd_course.challenge.catalogue import FIXABLE, build_broken, exercise, render
+from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.evidence import stage_name, summarize
 from autograd_course.challenge.fixcheck import collect_fix_trace
 from autograd_course.challenge.parts import PARTS, answers_of, part1_verdict, part2_verdict
-from autograd_course.challenge.variants import Variant, read_learner, variant_for
+from autograd_course.challenge.repair import source_of
+from autograd_course.challenge.variants import Variant
 from autograd_course.challenge.verdict import NotAttemptedError, Outcome, Verdict
-from autograd_course.protocol import USAGE_MIME
+from autograd_course.challenge.viewing import watch
+from autograd_course.checks import Note, ProblemView, recorded
+from autograd_course.learner import read_learner
 
-__all__ = ["USAGE_MIME", "Challenge", "Part", "challenge", "fix_trace", "part2_verdict"]
-
-
-def _shell() -> Any:
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython else None
-    return shell if shell is not None and hasattr(shell, "kernel") else None
-
-
-def _show(obj: Any) -> None:
-    """One output: the rich display in Jupyter, the plain text elsewhere."""
-    if _shell() is not None:
-        from IPython.display import display
-
-        display(obj)
-    else:
-        print(repr(obj))
+__all__ = ["Challenge", "Part", "challenge", "fix_trace"]
 
 
 def fix_trace(variant: Variant, answers: dict[str, Any], seed: int, device: str) -> dict:
@@ -45,20 +33,26 @@ def fix_trace(variant: Variant, answers: dict[str, Any], seed: int, device: str)
     if wrong:
         return {"error": f"{', '.join(wrong)} must be a function (def {wrong[0]}(...): ...)"}
     code = build_broken(variant, {FIXABLE[n]: f for n, f in answers.items()})
+    ran = {"ran": sorted(answers), "sources": {n: source_of(f) for n, f in answers.items()}}
     try:
-        return collect_fix_trace(code["broken_setup"], code["broken_step"], seed, device)
+        return collect_fix_trace(code["broken_setup"], code["broken_step"], seed, device) | ran
     except NotAttemptedError:
         return {"not_attempted": True}
     except Exception as exc:  # the learner's code failed: report it as the observation
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return {"error": f"your fixed training raised {type(exc).__name__}: {first[:160]}"}
+        return {"error": f"your fixed training raised {type(exc).__name__}: {first[:160]}"} | ran
 
 
-class Part:
-    """One graded part of an exercise: check(), hint(level), solution()."""
+class Part(ProblemView):
+    """One graded part of an exercise: check(), hint(level), solution(), each recorded in the notebook."""
 
     def __init__(self, owner: Challenge, number: int) -> None:
+        super().__init__()
         self.owner, self.number, self.spec = owner, number, PARTS[number]
+        self.exercise_id, self.part_number = owner.exercise.id, number
+        self.usage = owner.usage  # one record per exercise, in call order
+        self._showing_solution = False
+        watch(self)
 
     def verdict(self) -> Verdict:
         """This part's verdict from the bound namespace (computed, not shown)."""
@@ -66,7 +60,8 @@ class Part:
         answers = answers_of(self.number, ex.namespace)
         if self.number == 1:
             if set(answers) != {"stage", "evidence"}:
-                return part1_verdict(ex.exercise.id, ex.variant, None, None, ex.seed)
+                missing = tuple(n for n in ("stage", "evidence") if n not in answers)
+                return part1_verdict(ex.exercise.id, ex.variant, None, None, ex.seed, missing)
             summary = summarize(answers["evidence"])
             return part1_verdict(ex.exercise.id, ex.variant, stage_name(answers["stage"]), summary, ex.seed)
         trace = fix_trace(ex.variant, answers, ex.seed, ex.device)
@@ -74,35 +69,30 @@ class Part:
 
     def check(self) -> None:
         """Show this part's verdict (once); never raises, so Run All goes on."""
-        verdict = self.verdict()
-        self.owner.verdicts[self.number] = verdict
-        _show(verdict)
+        super().check()
+        self.owner.verdicts[self.number] = self.last
 
-    def _usage(self, kind: str, level: int) -> None:
-        record = {"exercise": self.owner.exercise.id, "part": self.number, "kind": kind, "level": level}
-        self.owner.usage.append(record)
-        shell = _shell()
-        if shell is not None:
-            from IPython.display import display
+    def hints(self) -> tuple[str, ...]:
+        """This part's hints for this notebook's variant."""
+        return self.spec.hints(self.owner.variant)
 
-            display({USAGE_MIME: record, "text/plain": ""}, raw=True)
+    def solution_text(self) -> str:
+        """The reference solution of this part, for this notebook's variant (solution() records it)."""
+        self._showing_solution = True
+        try:
+            return self.spec.solution(self.owner.variant)
+        finally:
+            self._showing_solution = False
 
-    def hint(self, level: int = 1) -> None:
-        """Print hint number `level` (1 is the gentlest)."""
-        hints = self.spec.hints(self.owner.variant)
-        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= len(hints):
-            print(
-                f"Part {self.number} has {len(hints)} hints: ask for hint(1) to hint({len(hints)}); "
-                f"{level!r} is not one of them."
-            )
-            return
-        self._usage("hint", level)
-        print(f"Hint {level}/{len(hints)}: {hints[level - 1]}")
+    def record_view(self) -> None:
+        """The reference answer was read through the package: record it as a solution view."""
+        if not self._showing_solution:
+            self._viewed_elsewhere()
 
-    def solution(self) -> None:
-        """Print the reference solution of this part, for this notebook's variant."""
-        self._usage("solution", len(self.spec.hints(self.owner.variant)) + 1)
-        print(f"Solution, part {self.number}:\n{self.spec.solution(self.owner.variant)}")
+    @recorded("solution")
+    def _viewed_elsewhere(self) -> tuple[int, Note]:
+        note = Note(f"{self.label}:", "the reference answer was read; recorded as a solution view.")
+        return len(self.hints()) + 1, note
 
     def __repr__(self) -> str:
         return f"Part({self.owner.exercise.id} part {self.number}: {self.spec.title})"

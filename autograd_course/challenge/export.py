@@ -14,10 +14,11 @@ from typing import Any
 import torch
 
 from autograd_course.challenge.catalogue import exercise
+from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.evidence import stage_name, summarize
 from autograd_course.challenge.exercise import fix_trace
 from autograd_course.challenge.parts import answers_of
-from autograd_course.challenge.variants import read_learner, variant_for
+from autograd_course.learner import read_learner
 
 __all__ = ["export_answers", "export_path"]
 

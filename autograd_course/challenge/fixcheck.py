@@ -85,29 +85,41 @@ def _reference_start(seed: int) -> list[torch.Tensor]:
     return [p.detach() for p in TinyNet().parameters()]
 
 
-def judge_fix(seed: int, trace: Any) -> tuple[tuple[tuple[str, bool], ...], str]:
-    """(checks, message) for part 2 from a trace collect_fix_trace produced; checks follow CHECKS."""
-    failed = tuple((name, False) for name in CHECKS)
-    if not isinstance(trace, dict):
-        return failed, "no fix trace was recorded"
-    if "error" in trace:
-        return failed, str(trace["error"])
+def _start_problem(seed: int, names: list[str], first: dict) -> str | None:
+    """Why the fixed training does not start from the challenge's TinyNet (None when it does)."""
     with torch.random.fork_rng(devices=[]):
         start = _reference_start(seed)
-    names = list(trace.get("names", []))
-    params, losses, grads = trace["params"], trace["losses"], trace["grads"]
-    if len(losses) != FIX_STEPS or len(params) != FIX_STEPS + 1 or len(grads) != FIX_STEPS:
-        return failed, "the fix trace is incomplete"
-    shapes = [list(params[0][n].shape) for n in names]
-    if shapes != [list(w.shape) for w in start]:
-        return failed, f"the model you train has parameters {names}; the challenge trains TinyNet's four"
+    if [list(first[n].shape) for n in names] != [list(w.shape) for w in start]:
+        return f"the model you train has parameters {names}; the challenge trains TinyNet's four"
     for n, w in zip(names, start):
-        if not torch.allclose(params[0][n], w):
-            return failed, (
+        if not torch.allclose(first[n], w):
+            return (
                 f"the model starts from different weights than the challenge's setup ({n} differs): "
                 "fix the bug in the code you were given instead of building another model"
             )
-    inputs, targets = make_tiny_problem(seed)
+    return None
+
+
+def _gradient_problem(names: list[str], grads: dict, true_grads: list[torch.Tensor], k: int) -> str | None:
+    """Why step k's recorded gradients are not that step's loss gradients (None when they are)."""
+    for n, ref in zip(names, true_grads):
+        g = grads.get(n)
+        if g is None:
+            return f"{n} received no gradient (or more than one backward) in step {k + 1}"
+        if not bool(torch.isfinite(g).all()):
+            return f"the gradient of {n} holds NaN or Inf in step {k + 1}"
+        if not torch.allclose(g.float(), ref, rtol=1e-3, atol=1e-6):
+            ratio = float(g.norm() / ref.norm().clamp_min(1e-12))
+            return (
+                f"in step {k + 1} the gradient of {n} is {ratio:.2f}x the gradient of that step's "
+                "loss: gradients carry over from earlier steps or come from another loss"
+            )
+    return None
+
+
+def _step_problems(trace: dict, names: list[str], inputs, targets) -> tuple[dict[str, str], float]:
+    """Problems with the recorded steps (true_loss, no_carryover), and the true loss at the start."""
+    params, losses, grads = trace["params"], trace["losses"], trace["grads"]
     problems: dict[str, str] = {}
     first_true = None
     for k in range(FIX_STEPS):
@@ -119,22 +131,26 @@ def judge_fix(seed: int, trace: Any) -> tuple[tuple[tuple[str, bool], ...], str]
                 f"step {k + 1} returned loss {got:.4g}, but the mean squared error of the model "
                 f"with its weights at that step is {true_loss:.4g}: return the loss you train on"
             )
-        for n, ref in zip(names, true_grads):
-            if "no_carryover" in problems:
-                break
-            g = grads[k].get(n)
-            if g is None:
-                problems["no_carryover"] = (
-                    f"{n} received no gradient (or more than one backward) in step {k + 1}"
-                )
-            elif not bool(torch.isfinite(g).all()):
-                problems["no_carryover"] = f"the gradient of {n} holds NaN or Inf in step {k + 1}"
-            elif not torch.allclose(g.float(), ref, rtol=1e-3, atol=1e-6):
-                ratio = float(g.norm() / ref.norm().clamp_min(1e-12))
-                problems["no_carryover"] = (
-                    f"in step {k + 1} the gradient of {n} is {ratio:.2f}x the gradient of that step's "
-                    "loss: gradients carry over from earlier steps or come from another loss"
-                )
+        if "no_carryover" not in problems and (why := _gradient_problem(names, grads[k], true_grads, k)):
+            problems["no_carryover"] = why
+    return problems, float(first_true)
+
+
+def judge_fix(seed: int, trace: Any) -> tuple[tuple[tuple[str, bool], ...], str]:
+    """(checks, message) for part 2 from a trace collect_fix_trace produced; checks follow CHECKS."""
+    failed = tuple((name, False) for name in CHECKS)
+    if not isinstance(trace, dict):
+        return failed, "no fix trace was recorded"
+    if "error" in trace:
+        return failed, str(trace["error"])
+    names = list(trace.get("names", []))
+    params, losses, grads = trace["params"], trace["losses"], trace["grads"]
+    if len(losses) != FIX_STEPS or len(params) != FIX_STEPS + 1 or len(grads) != FIX_STEPS:
+        return failed, "the fix trace is incomplete"
+    if why := _start_problem(seed, names, params[0]):
+        return failed, why
+    inputs, targets = make_tiny_problem(seed)
+    problems, first_true = _step_problems(trace, names, inputs, targets)
     unchanged = [n for n in names if torch.equal(params[0][n], params[-1][n])]
     if unchanged:
         problems["params_move"] = f"{', '.join(unchanged)} never changed in {FIX_STEPS} steps"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import nbformat
@@ -15,28 +14,16 @@ __all__ = [
     "END",
     "META_KEY",
     "challenge_cells",
-    "notebook_for",
     "solution_notebooks",
     "strip_regions",
 ]
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-_REGION = re.compile(
-    r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n(.*?)^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S
-)
 
 
 def solution_notebooks(root: Path | None = None) -> list[Path]:
     """Every notebook in solutions/, in exercise order (A-E, then mystery rounds)."""
     return sorted(content_dir("solutions", root).glob("*.ipynb"))
-
-
-def notebook_for(exercise_id: str, folder: str = "solutions", root: Path | None = None) -> Path:
-    """The notebook of one exercise in a course folder (solutions/ or exercises/)."""
-    found = sorted(content_dir(folder, root).glob(f"{exercise_id}_*.ipynb"))
-    if not found:
-        raise FileNotFoundError(f"no notebook for exercise {exercise_id!r} in {folder}/")
-    return found[0]
 
 
 def challenge_cells(nb: nbformat.NotebookNode) -> list[tuple[int, dict]]:
@@ -50,10 +37,25 @@ def challenge_cells(nb: nbformat.NotebookNode) -> list[tuple[int, dict]]:
 
 
 def strip_regions(source: str, placeholder: str) -> str:
-    """Replace every solution region with the placeholder, indented like the BEGIN marker."""
+    """Replace every solution region with the placeholder, indented like the BEGIN marker.
 
-    def repl(m: re.Match) -> str:
-        indent = m.group(1)
-        return "".join(f"{indent}{line}\n" for line in placeholder.splitlines())
-
-    return _REGION.sub(repl, source).rstrip("\n")
+    Markers must pair up, BEGIN then END, unnested: anything else raises ValueError naming the line.
+    """
+    out: list[str] = []
+    begin: int | None = None
+    for number, line in enumerate(source.splitlines(), 1):
+        marker = line.strip()
+        if marker.startswith(BEGIN):
+            if begin is not None:
+                raise ValueError(f"line {number}: {BEGIN} inside the region opened on line {begin}")
+            begin, indent = number, line[: len(line) - len(line.lstrip())]
+            out += [f"{indent}{p}" for p in placeholder.splitlines()]
+        elif marker.startswith(END):
+            if begin is None:
+                raise ValueError(f"line {number}: {END} without a {BEGIN} before it")
+            begin = None
+        elif begin is None:
+            out.append(line)
+    if begin is not None:
+        raise ValueError(f"line {begin}: {BEGIN} is never closed by {END}")
+    return "\n".join(out).rstrip("\n")

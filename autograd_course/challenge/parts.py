@@ -2,22 +2,44 @@
 
 A part says what the learner writes (the names the check reads), the stub the exercise shows, the
 pure verdict function, its hints and its solution (both rendered for the learner's variant), and its
-points. The engine (exercise.py), the generator, the grader's export and the tests all read PARTS.
+points. The check view (exercise.py), the generator, the grader's export and the tests all read PARTS.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from autograd_course.challenge.catalogue import BUGS, FIXABLE, Exercise, exercise, fixed_code
-from autograd_course.challenge.contract import judge_evidence
-from autograd_course.challenge.fixcheck import CHECKS, judge_fix
-from autograd_course.challenge.variants import Variant, variant_for
-from autograd_course.challenge.verdict import Outcome, Verdict
+import torch
 
-__all__ = ["PARTS", "PartSpec", "function_source", "part1_verdict", "part2_verdict", "resolve_variant"]
+from autograd_course.challenge.catalogue import (
+    BUGS,
+    FIXABLE,
+    build_broken,
+    exercise,
+    render,
+    unrecorded_fixed_code,
+)
+from autograd_course.challenge.contract import judge_evidence
+from autograd_course.challenge.draw import variant_for
+from autograd_course.challenge.fixcheck import CHECKS, collect_fix_trace, judge_fix
+from autograd_course.challenge.repair import repair_problem
+from autograd_course.challenge.variants import Variant
+from autograd_course.challenge.verdict import NotAttempted, Outcome, Verdict
+from autograd_course.challenge.viewing import viewed
+
+__all__ = [
+    "PARTS",
+    "PartSpec",
+    "answers_of",
+    "broken_failures",
+    "function_source",
+    "part1_verdict",
+    "part2_verdict",
+    "resolve_variant",
+]
 
 
 def resolve_variant(exercise_id: str, variant: Variant | str | None) -> Variant:
@@ -26,13 +48,17 @@ def resolve_variant(exercise_id: str, variant: Variant | str | None) -> Variant:
 
 
 def part1_verdict(
-    exercise_id: str, variant: Variant | str | None, stage: str | None, summary: dict | None, seed: int = 0
+    exercise_id: str,
+    variant: Variant | str | None,
+    stage: str | None,
+    summary: dict | None,
+    seed: int = 0,
+    missing: tuple[str, ...] = ("stage", "evidence"),
 ) -> Verdict:
     """Part 1's verdict from plain data: the stage's name and the evidence summary (None: not attempted)."""
     if summary is None:
-        return Verdict(
-            exercise_id, 1, Outcome.NOT_ATTEMPTED, "set `stage` and `evidence`, then run this cell again"
-        )
+        names = " and ".join(f"`{n}`" for n in missing or ("stage", "evidence"))
+        return Verdict(exercise_id, 1, Outcome.NOT_ATTEMPTED, f"set {names}, then run this cell again")
     chosen = resolve_variant(exercise_id, variant)
     ok, message = judge_evidence(chosen, seed, stage, summary)
     if ok:
@@ -40,19 +66,64 @@ def part1_verdict(
     return Verdict(exercise_id, 1, Outcome.CORRECT if ok else Outcome.INCORRECT, message)
 
 
+@lru_cache(maxsize=64)
+def broken_failures(variant: Variant, seed: int) -> tuple[str, ...]:
+    """The part-2 checks the broken code itself fails: the only ones a partial fix earns points for."""
+    code = build_broken(variant)
+    with torch.random.fork_rng(devices=[]):
+        try:
+            trace = collect_fix_trace(code["broken_setup"], code["broken_step"], seed, "cpu")
+        except Exception as exc:  # the broken code raises: it fails every check
+            trace = {"error": str(exc)}
+    checks, _ = judge_fix(seed, trace)
+    return tuple(name for name, ok in checks if not ok)
+
+
+def _ran(trace: dict) -> str:
+    ran = [n for n in trace.get("ran", []) if n in FIXABLE]
+    if not ran:
+        return ""
+    swaps = ", ".join(f"your {n} in place of {FIXABLE[n]}" for n in ran)
+    return f" (ran {swaps}; the rest as given)"
+
+
+def _not_repaired(variant: Variant, trace: dict) -> str | None:
+    """Why the learner's functions are not this variant's code repaired (None when they are)."""
+    sources = trace.get("sources")
+    if not isinstance(sources, dict) or not sources:
+        return "the check found no source of your fixed function(s): define them with def in a cell"
+    broken, fixed = render(variant), unrecorded_fixed_code(variant)
+    for name in sorted(n for n in sources if n in FIXABLE):
+        where = FIXABLE[name]
+        source = sources[name] if isinstance(sources[name], str) else None
+        why = repair_problem(source, name, function_source(broken, where), function_source(fixed, where))
+        if why:
+            return why
+    return None
+
+
 def part2_verdict(exercise_id: str, variant: Variant | str | None, trace: dict, seed: int = 0) -> Verdict:
-    """Part 2's verdict from a recorded fix trace, with one (name, passed) entry per check in CHECKS."""
-    if isinstance(exercise_id, Exercise) and isinstance(variant, int):  # the pre-C4 grader: (ex, seed, trace)
-        exercise_id, variant, seed = exercise_id.id, None, variant
+    """Part 2's verdict from a recorded fix trace: the learner's own code repaired, judged by CHECKS.
+
+    An incorrect fix's `checks` list only the checks the broken code fails: partial credit counts
+    what the fix repaired, never what the broken code already did (a correct fix lists them all).
+    """
     exercise(exercise_id)
     if not isinstance(trace, dict) or trace.get("not_attempted"):
         return Verdict(
             exercise_id, 2, Outcome.NOT_ATTEMPTED, "define your fixed function(s), then run this cell again"
         )
-    resolve_variant(exercise_id, variant)  # validates the exercise/variant pair; the checks need no more
+    chosen = resolve_variant(exercise_id, variant)
+    relevant = broken_failures(chosen, seed)
+    if ("error" not in trace or "sources" in trace) and (why := _not_repaired(chosen, trace)):
+        return Verdict(
+            exercise_id, 2, Outcome.INCORRECT, why + _ran(trace), tuple((n, False) for n in relevant)
+        )
     checks, message = judge_fix(seed, trace)
-    outcome = Outcome.CORRECT if all(ok for _, ok in checks) else Outcome.INCORRECT
-    return Verdict(exercise_id, 2, outcome, message, checks)
+    if all(ok for _, ok in checks):
+        return Verdict(exercise_id, 2, Outcome.CORRECT, message + _ran(trace), checks)
+    shown = tuple((name, ok) for name, ok in checks if name in relevant)
+    return Verdict(exercise_id, 2, Outcome.INCORRECT, message + _ran(trace), shown)
 
 
 def function_source(code: str, name: str) -> str:
@@ -67,7 +138,7 @@ def _part1_hints(variant: Variant) -> tuple[str, ...]:
 
 
 def _part1_solution(variant: Variant) -> str:
-    return BUGS[variant.bug].proof
+    return BUGS[variant.bug]._proof
 
 
 def _part2_hints(variant: Variant) -> tuple[str, ...]:
@@ -83,7 +154,7 @@ def _part2_hints(variant: Variant) -> tuple[str, ...]:
 def _part2_solution(variant: Variant) -> str:
     where = BUGS[variant.bug].where
     fixed = next(k for k, v in FIXABLE.items() if v == where)
-    return function_source(fixed_code(variant), where).replace(f"def {where}(", f"def {fixed}(", 1)
+    return function_source(unrecorded_fixed_code(variant), where).replace(f"def {where}(", f"def {fixed}(", 1)
 
 
 @dataclass(frozen=True)
@@ -96,8 +167,13 @@ class PartSpec:
     answers: tuple[str, ...]  # the names the check reads from the learner's namespace
     placeholder: str  # the exercise's stub for the answer region
     hints: Callable[[Variant], tuple[str, ...]]
-    solution: Callable[[Variant], str]
+    _solution: Callable[[Variant], str]  # read through solution(), which records the view
     points: int  # part 2 splits them evenly over its checks
+
+    def solution(self, variant: Variant) -> str:
+        """The reference answer for one variant; reading it is recorded in that variant's notebook."""
+        viewed(self.number, variant=variant)
+        return self._solution(variant)
 
     def __repr__(self) -> str:
         return f"PartSpec({self.number}: {self.title!r}, {self.points} points)"
@@ -120,9 +196,11 @@ PARTS: dict[int, PartSpec] = {
     2: PartSpec(
         2,
         "Fix it",
-        "Define the fixed version of the function that holds the bug (`fixed_setup`, `fixed_compute_loss` or "
-        "`fixed_step`, same arguments as the broken one). The check runs the broken code with yours "
-        f"instead of the broken one(s) for 40 steps and judges what the training did: {', '.join(CHECKS)}.",
+        "Repair your own code: copy the function that holds the bug, name it `fixed_setup`, "
+        "`fixed_compute_loss` or `fixed_step` (same arguments), and change only what is broken; its shape "
+        "and settings stay (every setup trains TinyNet with Adam or AdamW at lr=0.03). The check runs the "
+        "broken code with yours instead of the broken one(s) for 40 steps and judges what the training "
+        f"did: {', '.join(CHECKS)}; a partial fix earns the checks it repairs.",
         tuple(FIXABLE),
         "# Your code: define one or more of\n"
         "#   fixed_setup(seed, device) -> (model, optimizer)\n"
@@ -137,11 +215,6 @@ PARTS: dict[int, PartSpec] = {
 
 def answers_of(part: int, namespace: dict[str, Any]) -> dict[str, Any]:
     """The part's answers present in a namespace (placeholders and missing names left out)."""
-    from autograd_course.challenge.verdict import NotAttempted
-
     return {
         n: namespace[n] for n in PARTS[part].answers if namespace.get(n, NotAttempted) is not NotAttempted
     }
-
-
-__all__ += ["answers_of"]

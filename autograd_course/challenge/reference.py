@@ -11,7 +11,7 @@ from torch.overrides import TorchFunctionMode
 
 from autograd_course.challenge.catalogue import build_broken
 from autograd_course.challenge.variants import Variant
-from helpers import make_tiny_problem
+from helpers import gradient_report, make_tiny_problem
 from helpers._stats import count_nonfinite  # the one NaN/Inf counter
 
 __all__ = ["REFERENCE_STEPS", "BrokenTrace", "StepRecord", "close", "tensor_stats", "trace_broken"]
@@ -26,6 +26,7 @@ def tensor_stats(t: torch.Tensor) -> dict:
     nan, inf = count_nonfinite(d).tolist()
     stats = {
         "shape": list(d.shape),
+        "requires_grad": t.requires_grad,
         "nan": nan,
         "inf": inf,
         "min": float(d.min()) if d.numel() else None,
@@ -73,6 +74,8 @@ class BrokenTrace:
     shapes: dict[str, list[int]]
     requires_grad: dict[str, bool]
     in_optimizer: dict[str, bool]
+    direct: list[dict] = field(default_factory=list)  # tensors of compute_loss called outside the step
+    direct_recorded: bool | None = None  # does that loss have a graph (None: the call raised)
     steps: list[StepRecord] = field(default_factory=list)
 
     def __repr__(self) -> str:
@@ -85,6 +88,24 @@ def _grad_stats(g: torch.Tensor | None) -> dict | None:
     d = g.detach().double().abs()
     nan, inf = count_nonfinite(d).tolist()
     return {"mean_abs": float(d.mean()), "max_abs": float(d.max()), "nan": nan, "inf": inf}
+
+
+def _unregistered(model: torch.nn.Module) -> dict[str, dict | None]:
+    """Gradient statistics of the trainable tensors the model holds without registering them."""
+    rows = [r for r in gradient_report(model).rows if r.status.name == "UNREGISTERED"]
+    return {r.name: None if r.max_abs is None else {"max_abs": float(r.max_abs)} for r in rows}
+
+
+def _trace_direct(trace: BrokenTrace, compute_loss, model, inputs, targets) -> None:
+    """compute_loss called on its own, outside the step, with grad mode on: is its loss recorded?"""
+    recorder = _Recorder()
+    try:
+        with torch.enable_grad(), recorder:
+            loss = compute_loss(model, inputs, targets)
+    except RuntimeError:
+        return
+    trace.direct = recorder.seen
+    trace.direct_recorded = isinstance(loss, torch.Tensor) and loss.grad_fn is not None
 
 
 @lru_cache(maxsize=32)
@@ -104,6 +125,7 @@ def trace_broken(variant: Variant, seed: int) -> BrokenTrace:
         {n: p.requires_grad for n, p in named},
         {n: id(p) in held for n, p in named},
     )
+    _trace_direct(trace, code["compute_loss"], model, inputs, targets)
     for _ in range(REFERENCE_STEPS):
         before = {n: p.detach().clone() for n, p in model.named_parameters()}
         recorder = _Recorder()
@@ -114,7 +136,7 @@ def trace_broken(variant: Variant, seed: int) -> BrokenTrace:
             loss = float(out.detach()) if isinstance(out, torch.Tensor) else None
         except RuntimeError as exc:
             error = str(exc)
-        grads = {n: _grad_stats(p.grad) for n, p in model.named_parameters()}
+        grads = {n: _grad_stats(p.grad) for n, p in model.named_parameters()} | _unregistered(model)
         present = [p.grad.detach().double() for _, p in model.named_parameters() if p.grad is not None]
         norm = float(torch.linalg.vector_norm(torch.cat([g.flatten() for g in present]))) if present else None
         deltas = {n: (p.detach() - before[n]).abs().double() for n, p in model.named_parameters()}

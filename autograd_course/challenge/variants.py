@@ -1,8 +1,6 @@
-"""Per-learner variants: which bug, in which code shape, each learner gets in each exercise.
+"""Variants: a bug and a code shape (one innocuous choice per slot of a working training step).
 
-A variant is drawn deterministically from sha256(learner + exercise id), so the learner's kernel and
-the instructor's grader agree on it without sharing anything but the learner's id. Learner None is
-the fixed default variant of the committed solutions/ and exercises/.
+Which variant each learner gets is drawn in draw.py.
 """
 
 from __future__ import annotations
@@ -13,19 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
 
-from autograd_course.learner import LEARNER_ENV, LEARNER_FILE, read_learner, write_learner
-
-__all__ = [
-    "LEARNER_ENV",
-    "LEARNER_FILE",
-    "SLOTS",
-    "Shape",
-    "Variant",
-    "read_learner",
-    "shapes",
-    "variant_for",
-    "write_learner",
-]
+__all__ = ["SLOTS", "Shape", "Variant", "digest", "shape_number", "shapes"]
 
 
 # Innocuous choices a working training step can be written with. Every shape trains TinyNet on the
@@ -81,7 +67,12 @@ def shapes() -> tuple[Shape, ...]:
     return tuple(Shape(tuple(c)) for c in product(*(range(len(v)) for v in SLOTS.values())))
 
 
-def _shape_number(number: int) -> Shape:
+def digest(*parts: str) -> int:
+    """A stable 64-bit number from strings (sha256), the same in every process and on every machine."""
+    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
+
+
+def shape_number(number: int) -> Shape:
     """The shape at position number (mod the count) of shapes(), decoded without building the list."""
     number %= math.prod(len(v) for v in SLOTS.values())
     choices = []
@@ -118,37 +109,3 @@ class Variant:
 
     def __repr__(self) -> str:
         return f"Variant({self.bug}, {self.shape!r})"
-
-
-def _digest(*parts: str) -> int:
-    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
-
-
-def variant_for(learner: str | None, exercise_id: str) -> Variant:
-    """The variant of one exercise for one learner (None: the committed default variant)."""
-    from autograd_course.challenge.catalogue import drawable_bugs, exercise
-
-    ex = exercise(exercise_id)
-    if learner is None:
-        return Variant(ex.bug)
-    if not isinstance(learner, str) or not learner.strip():
-        raise ValueError(f"expected a learner id (a non-empty string) or None, got {learner!r}")
-    learner = learner.strip()
-    bug = ex.bug
-    if ex.mystery:  # drawn from the whole catalogue, distinct from the learner's earlier mystery rounds
-        taken: set[str] = set()
-        drawable = drawable_bugs()
-        for other in sorted(e for e, x in _exercises().items() if x.mystery):
-            pool = [b for b in drawable if b not in taken]
-            pick = min(pool, key=lambda b, other=other: _digest(learner, other, b))
-            if other == exercise_id:
-                bug = pick
-                break
-            taken.add(pick)
-    return Variant(bug, _shape_number(_digest(learner, exercise_id, "shape")))
-
-
-def _exercises() -> dict:
-    from autograd_course.challenge.catalogue import EXERCISES
-
-    return EXERCISES

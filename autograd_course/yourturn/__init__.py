@@ -2,7 +2,6 @@
 
 __all__ = [
     "Activity",
-    "Result",
     "Task",
     "Tasks",
     "activities",
@@ -18,7 +17,6 @@ require_toolkit()  # before a lesson's `from helpers import ...`: a learner's he
 
 from autograd_course.yourturn.engine import (  # noqa: E402
     Activity,
-    Result,
     Task,
     Tasks,
     activities,

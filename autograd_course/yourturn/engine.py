@@ -7,22 +7,19 @@ exactly one verdict and never raises, so Run All reaches the end with the unsolv
 
 from __future__ import annotations
 
-import html
 import importlib
-import json
 import pkgutil
 import re
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from autograd_course.challenge.verdict import COLOURS, Outcome
+from autograd_course.checks import ACTIVITY_MIME, Outcome, ProblemView, Verdict, verdict_data
 
 __all__ = [
     "MIME",
     "Activity",
-    "Result",
     "Task",
     "Tasks",
     "activities",
@@ -33,38 +30,7 @@ __all__ = [
     "your_turn",
 ]
 
-# Stored with every verdict so tests (and graders) read the outcome without parsing prose.
-MIME = "application/vnd.autograd-course.yourturn+json"
-
-
-@dataclass(frozen=True)
-class Result:
-    """One check's outcome for one activity, with a sentence for the learner."""
-
-    id: str
-    outcome: Outcome
-    message: str
-
-    def text(self) -> str:
-        """One line of plain text."""
-        return f"Your turn {self.id}: {self.outcome.value}. {self.message}".rstrip()
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_html_(self) -> str:
-        return (
-            f'<div style="background:{COLOURS[self.outcome]};color:#000;padding:6px 10px;border-radius:4px">'
-            f"<b>Your turn {html.escape(self.id)}: {self.outcome.value}.</b> "
-            f"{html.escape(self.message)}</div>"
-        )
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return {
-            "text/plain": self.text(),
-            "text/html": self._repr_html_(),
-            MIME: {"id": self.id, "outcome": self.outcome.value},
-        }
+MIME = ACTIVITY_MIME  # stored with every verdict so tests read the outcome without parsing prose
 
 
 def correct(message: str = "") -> tuple[Outcome, str]:
@@ -98,89 +64,49 @@ class Activity:
         if not self.solution.strip():
             raise ValueError(f"{self.id}: the solution code is empty")
 
-    def judge(self, namespace: Mapping[str, Any]) -> Result:
+    def judge(self, namespace: Mapping[str, Any]) -> Verdict:
         """The verdict for the values the namespace holds; never raises."""
         unset = [n for n in self.names if namespace.get(n, ...) is ...]
         if unset:
             names = ", ".join(f"`{n}`" for n in unset)
-            return Result(
-                self.id, Outcome.NOT_ATTEMPTED, f"set {names} in the cell above, then run this cell"
+            return Verdict(
+                self.id, None, Outcome.NOT_ATTEMPTED, f"set {names} in the cell above, then run this cell"
             )
         try:
             outcome, message = self.check(*(namespace[n] for n in self.names))
         except Exception as exc:  # the learner's value broke the check: say what it was
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             outcome, message = Outcome.INCORRECT, f"checking your answer raised {type(exc).__name__}: {first}"
-        return Result(self.id, outcome, message)
+        return Verdict(self.id, None, outcome, message)
 
     def __repr__(self) -> str:
         return f"Activity({self.id}: {self.task!r}, names={self.names})"
 
 
-class _Note:
-    """A hint or solution shown as text (plain or HTML)."""
+class Task(ProblemView):
+    """One activity bound to a notebook's namespace: check(), hint(level), solution() (the one view).
 
-    def __init__(self, title: str, body: str, code: bool = False) -> None:
-        self.title, self.body, self.code = title, body, code
+    Lesson checks are practice: hint and solution calls leave a usage record, check calls do not.
+    """
 
-    def text(self) -> str:
-        return f"{self.title}\n{self.body}" if self.code else f"{self.title} {self.body}"
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_html_(self) -> str:
-        body = html.escape(self.body)
-        body = f"<pre>{body}</pre>" if self.code else body
-        return (
-            '<div style="background:#fff8e1;color:#000;padding:6px 10px;border-radius:4px">'
-            f"<b>{html.escape(self.title)}</b> {body}</div>"
-        )
-
-
-def _in_jupyter() -> bool:
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython else None
-    return shell is not None and hasattr(shell, "kernel")
-
-
-def _show(obj: Result | _Note) -> None:
-    """One output: a rich display in Jupyter, one printed text elsewhere."""
-    if _in_jupyter():
-        from IPython.display import display
-
-        display(obj)
-    else:
-        print(obj.text())
-
-
-class Task:
-    """One activity bound to a notebook's namespace: check(), hint(level), solution()."""
+    recorded_kinds = ("hint", "solution")
 
     def __init__(self, activity: Activity, namespace: Mapping[str, Any]) -> None:
+        super().__init__()
         self.activity, self._namespace = activity, namespace
+        self.exercise_id = activity.id
 
-    def result(self) -> Result:
+    def verdict(self) -> Verdict:
         """The verdict as a value (check() shows it)."""
         return self.activity.judge(self._namespace)
 
-    def check(self) -> None:
-        """Show one verdict: correct, incorrect (naming what it saw) or not attempted."""
-        _show(self.result())
+    def hints(self) -> tuple[str, ...]:
+        """The activity's hints."""
+        return self.activity.hints
 
-    def hint(self, level: int = 1) -> None:
-        """Show hint `level` (1-based); a level out of range says how many hints exist."""
-        hints = self.activity.hints
-        count = f"{len(hints)} hint{'s' if len(hints) != 1 else ''}"
-        if isinstance(level, int) and not isinstance(level, bool) and 1 <= level <= len(hints):
-            _show(_Note(f"Hint {level} of {len(hints)}:", hints[level - 1]))
-        else:
-            options = " or ".join(f"hint({i})" for i in range(1, len(hints) + 1))
-            _show(_Note(f"Your turn {self.activity.id} has {count}:", f"ask for {options} (got {level!r})."))
-
-    def solution(self) -> None:
-        """Show the solution code."""
-        _show(_Note(f"Solution {self.activity.id}:", self.activity.solution.strip(), code=True))
+    def solution_text(self) -> str:
+        """The activity's solution code."""
+        return self.activity.solution
 
     def __repr__(self) -> str:
         return f"Task({self.activity.id}: {self.activity.task})"
@@ -224,11 +150,9 @@ def activities(lesson: str) -> tuple[Activity, ...]:
 
 def lessons_with_activities() -> list[str]:
     """The lesson numbers that have a declarations module."""
-    import autograd_course.yourturn as package
-
     return sorted(
         m.name.removeprefix("lesson_")
-        for m in pkgutil.iter_modules(package.__path__)
+        for m in pkgutil.iter_modules([str(Path(__file__).parent)])
         if re.fullmatch(r"lesson_\d\d", m.name)
     )
 
@@ -241,8 +165,6 @@ def your_turn(lesson: str, namespace: Mapping[str, Any]) -> Tasks:
 
 
 def verdict_of(output: Mapping[str, Any]) -> dict[str, str] | None:
-    """The {"id", "outcome"} a stored check output carries, or None."""
-    data = output.get("data", {}).get(MIME)
-    if isinstance(data, str):
-        data = json.loads(data)
-    return data if isinstance(data, dict) else None
+    """The {"id", "outcome"} a stored activity check output carries, or None."""
+    data = verdict_data(dict(output))
+    return data if data is not None and "id" in data else None

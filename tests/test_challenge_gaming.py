@@ -1,0 +1,232 @@
+"""Every way the challenge was gamed fails, with a message that says why; honest answers still pass.
+
+Part 1 must measure the skill (the learner's proof with the plain tools, from running the
+notebook's code), part 2 the repair (the learner's own variant, its one broken thing changed).
+"""
+
+from __future__ import annotations
+
+import pytest
+from learner import notebook, run_cell
+
+from autograd_course.challenge import BUGS, EXERCISES, PARTS, Outcome, Variant
+from autograd_course.challenge.catalogue import fixed_code
+from autograd_course.challenge.draw import variant_for
+from autograd_course.challenge.fixcheck import CHECKS
+
+LEARNERS = [None, "ada", "grace"]
+SETUP = "model, optimizer = broken_setup(seed, device)\n"
+DOCTOR = SETUP + (
+    "evidence = diagnose(lambda: broken_step(model, optimizer, inputs, targets), model, optimizer)\n"
+    "stage = evidence.stage\n"
+)
+TEXTBOOK = """
+def fixed_setup(seed, device):
+    torch.manual_seed(seed)
+    model = TinyNet().to(device)
+    return model, torch.optim.Adam(model.parameters(), lr=0.03)
+
+
+def fixed_compute_loss(model, inputs, targets):
+    return F.mse_loss(model(inputs), targets)
+
+
+def fixed_step(model, optimizer, inputs, targets):
+    optimizer.zero_grad()
+    loss = fixed_compute_loss(model, inputs, targets)
+    loss.backward()
+    optimizer.step()
+    return loss
+"""
+
+
+def _part(ex_id: str, part: int, source: str, learner: str | None = None, variant: Variant | None = None):
+    ns, ex = notebook(ex_id, variant or variant_for(learner, ex_id))
+    run_cell(ns, source)
+    return getattr(ex, f"part{part}").verdict(), ex
+
+
+@pytest.mark.parametrize("bug", list(BUGS))
+def test_the_doctors_stage_alone_is_not_proof(bug):
+    verdict, _ = _part("M1", 1, DOCTOR, variant=Variant(bug))
+    assert verdict.outcome is Outcome.INCORRECT
+    assert "doctor's verdict, not your proof" in verdict.message
+
+
+def test_the_doctor_may_confirm_a_manual_proof():
+    source = SETUP + (
+        "before = snapshot_parameters(model)\nbroken_step(model, optimizer, inputs, targets)\n"
+        "proof = parameter_changes(model, before)\n"
+        "model, optimizer = broken_setup(seed, device)\n"
+        "confirmed = diagnose(lambda: broken_step(model, optimizer, inputs, targets), model, optimizer)\n"
+        "evidence, stage = [proof, confirmed], Stage.PARAMS_NOT_UPDATED\n"
+    )
+    verdict, _ = _part("M1", 1, source)
+    assert verdict.outcome is Outcome.CORRECT, verdict.message
+
+
+@pytest.mark.parametrize("learner", LEARNERS)
+@pytest.mark.parametrize("ex_id", list(EXERCISES))
+def test_a_textbook_loop_is_not_the_learners_code_repaired(ex_id, learner):
+    verdict, _ = _part(ex_id, 2, TEXTBOOK, learner)
+    assert verdict.outcome is Outcome.INCORRECT
+    assert "repaired: it lacks `" in verdict.message and "change only the broken line" in verdict.message
+    assert not any(ok for _, ok in verdict.checks), "no points for a pasted loop"
+
+
+@pytest.mark.parametrize("learner", LEARNERS)
+@pytest.mark.parametrize("ex_id", list(EXERCISES))
+def test_the_unchanged_broken_function_earns_nothing(ex_id, learner):
+    variant = variant_for(learner, ex_id)
+    where = BUGS[variant.bug].where
+    answer = {"broken_setup": "fixed_setup", "compute_loss": "fixed_compute_loss"}.get(where, "fixed_step")
+    ns, ex = notebook(ex_id, variant)
+    source = ex.code()
+    start = source.index(f"def {where}(")
+    end = source.find("\n\n\n", start)
+    run_cell(ns, source[start : end if end > 0 else None].replace(f"def {where}(", f"def {answer}(", 1))
+    verdict = ex.part2.verdict()
+    assert verdict.outcome is Outcome.INCORRECT and f"is {where} unchanged" in verdict.message
+    assert verdict.checks and not any(ok for _, ok in verdict.checks)
+
+
+@pytest.mark.parametrize(
+    ("ex_id", "source"),
+    [
+        (
+            "A",
+            "evidence = RuntimeError('element 0 of tensors does not require grad and does not have a "
+            "grad_fn')\n"
+            "stage = Stage.LOSS_NOT_IN_GRAPH\n",
+        ),
+        (
+            "A",
+            "try:\n    raise RuntimeError('element 0 of tensors does not require grad and does not have a "
+            "grad_fn')\nexcept RuntimeError as exc:\n    evidence = [exc, True]\n"
+            "stage = Stage.LOSS_NOT_IN_GRAPH\n",
+        ),
+        (
+            "E",
+            "evidence = NonFiniteError('loss', 0, 1, [float('inf')], 1)\nstage = Stage.FORWARD_NON_FINITE\n",
+        ),
+    ],
+)
+def test_hand_typed_evidence_is_refused_saying_why(ex_id, source):
+    verdict, _ = _part(ex_id, 1, source)
+    assert verdict.outcome is Outcome.INCORRECT
+    assert "was not raised by this notebook's code" in verdict.message and "expect_error" in verdict.message
+
+
+def test_a_bare_answer_alone_could_be_typed_and_is_refused():
+    verdict, _ = _part("A", 1, "evidence, stage = torch.is_grad_enabled(), Stage.LOSS_NOT_IN_GRAPH\n")
+    assert verdict.outcome is Outcome.INCORRECT and "typed by hand" in verdict.message
+
+
+RAISE = SETUP + (
+    "with expect_error(RuntimeError) as caught:\n    broken_step(model, optimizer, inputs, targets)\n"
+)
+ON_ITS_OWN = "loss_info = debug_tensor('loss', compute_loss(model, inputs, targets))\n"
+IN_THE_STEP = (
+    "with torch.no_grad():\n    grad_mode = torch.is_grad_enabled()  # as the step computes its loss\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("bug", "source", "stage"),
+    [
+        ("A", SETUP + ON_ITS_OWN + "evidence = loss_info\n", "LOSS_NOT_IN_GRAPH"),
+        ("A", RAISE + "evidence = [caught.exception, torch.is_grad_enabled()]\n", "LOSS_NOT_IN_GRAPH"),
+        ("F", RAISE + ON_ITS_OWN + "evidence = [caught.exception, loss_info]\n", "GRAD_MODE_DISABLED"),
+        ("F", RAISE + IN_THE_STEP + "evidence = [caught.exception, grad_mode]\n", "GRAD_MODE_DISABLED"),
+    ],
+)
+def test_detached_output_and_grad_mode_off_are_told_apart_by_evidence(bug, source, stage):
+    other = {"LOSS_NOT_IN_GRAPH": "GRAD_MODE_DISABLED", "GRAD_MODE_DISABLED": "LOSS_NOT_IN_GRAPH"}[stage]
+    right, _ = _part("M1", 1, source + f"stage = Stage.{stage}\n", variant=Variant(bug))
+    assert right.outcome is Outcome.CORRECT, right.message
+    wrong, _ = _part("M1", 1, source + f"stage = Stage.{other}\n", variant=Variant(bug))
+    assert wrong.outcome is Outcome.INCORRECT
+
+
+@pytest.mark.parametrize("bug", ["A", "F"])
+def test_the_error_alone_fits_both_and_proves_neither(bug):
+    for stage in ("LOSS_NOT_IN_GRAPH", "GRAD_MODE_DISABLED"):
+        verdict, _ = _part(
+            "M1", 1, RAISE + f"evidence = caught\nstage = Stage.{stage}\n", variant=Variant(bug)
+        )
+        assert verdict.outcome is Outcome.INCORRECT and "does not prove" in verdict.message
+
+
+def test_a_wrong_stage_teaches_without_ranking_the_other_stages():
+    source = SETUP + "before = snapshot_parameters(model)\nbroken_step(model, optimizer, inputs, targets)\n"
+    source += "evidence = parameter_changes(model, before)\n"
+    for stage in ("PARAMS_FROZEN", "NOT_IN_OPTIMIZER", "GRAD_MAGNITUDE"):
+        verdict, _ = _part("M1", 1, source + f"stage = Stage.{stage}\n")
+        assert verdict.outcome is Outcome.INCORRECT
+        assert "PARAMS_NOT_UPDATED" not in verdict.message  # never names the answer, nor a closer stage
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda ex: PARTS[1].solution(ex.variant),
+        lambda ex: PARTS[2].solution(ex.variant),
+        lambda ex: fixed_code(ex.variant),
+        lambda ex: BUGS[ex.variant.bug].proof,
+    ],
+    ids=["part1-solution", "part2-solution", "fixed_code", "bug-proof"],
+)
+def test_a_reference_answer_read_from_the_package_is_recorded_as_viewed(read, capsys):
+    _, ex = notebook("B", variant_for("ada", "B"))
+    _, other = notebook("C")
+    assert read(ex)
+    assert [u["kind"] for u in ex.usage] == ["solution"] and other.usage == []
+    assert "recorded as a solution view" in capsys.readouterr().out
+
+
+def test_partial_credit_counts_only_checks_the_broken_code_fails():
+    # lr 0 -> 0.001 (the post's value) moves every parameter but trains too slowly: one of two repaired
+    verdict, ex = _part("M1", 2, "")
+    broken = ex.code()
+    start = broken.index("def broken_setup(")
+    setup = broken[start : broken.index("\n\n\n", start)].replace("lr=0.0", "lr=0.001")
+    run_cell(ex.namespace, setup.replace("def broken_setup(", "def fixed_setup(", 1))
+    verdict = ex.part2.verdict()
+    assert dict(verdict.checks) == {"params_move": True, "loss_falls": False}
+    assert "lr=0.03" in PARTS[2].task  # the intended value is in the task, not only in solution()
+
+
+def test_a_stale_extra_fixed_function_is_named_in_the_verdict():
+    ns, ex = notebook("A")
+    run_cell(ns, PARTS[2]._solution(ex.variant))
+    stale = "def fixed_step(model, optimizer, inputs, targets):\n"
+    stale += "    return compute_loss(model, inputs, targets)\n"
+    run_cell(ns, stale)
+    verdict = ex.part2.verdict()
+    assert verdict.outcome is Outcome.INCORRECT
+    assert (
+        "ran your fixed_compute_loss in place of compute_loss, your fixed_step in place of broken_step"
+        in (verdict.message)
+    )
+
+
+@pytest.mark.parametrize("learner", ["ada", "grace", "student-007"])
+def test_honest_reference_answers_pass_for_any_learner(learner):
+    for ex_id in EXERCISES:
+        variant = variant_for(learner, ex_id)
+        ns, ex = notebook(ex_id, variant)
+        for number in PARTS:
+            run_cell(ns, PARTS[number]._solution(variant))
+            verdict = getattr(ex, f"part{number}").verdict()
+            assert verdict.outcome is Outcome.CORRECT, (ex_id, number, verdict.message)
+        assert ex.part2.verdict().checks == tuple((name, True) for name in CHECKS)
+
+
+# C is left out on purpose: its fix rewrites the optimizer line, and the repaired line may be written any way.
+@pytest.mark.parametrize("ex_id", ["A", "B", "D", "E"])
+def test_the_committed_default_fix_pasted_into_another_learners_notebook_fails(ex_id):
+    default = PARTS[2]._solution(variant_for(None, ex_id))
+    ada = variant_for("ada", ex_id)
+    assert PARTS[2]._solution(ada) != default  # ada's code has another shape
+    verdict, _ = _part(ex_id, 2, default, variant=ada)
+    assert verdict.outcome is Outcome.INCORRECT and "repaired: it lacks" in verdict.message
