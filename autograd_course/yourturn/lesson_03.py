@@ -48,6 +48,13 @@ def _check_step_state(step_state: Any) -> tuple:
         sizes.append(_graph_size(state))
     if len(set(sizes)) != 1:
         return incorrect(f"the state's graph grows step after step ({sizes} nodes): it still reaches back")
+    with torch.no_grad():  # the value must carry: two different incoming states give two different outputs
+        a, b = step_state(torch.zeros(4), 0), step_state(torch.ones(4), 0)
+    if torch.equal(a, b):
+        return incorrect(
+            "the output does not depend on the incoming state: the history is cut, but the value is lost too"
+            " (truncated BPTT drops the history, never the state)"
+        )
     return correct(
         f"every step's graph has the same {sizes[0]} nodes: the history is cut, the value carried."
     )
