@@ -71,6 +71,55 @@ def _check_fixed_step(fixed_step: Any) -> tuple:
     return correct("every step applies only its own gradient: two identical steps apply identical gradients.")
 
 
+def _full_batch_grad(model: Any, inputs: Any, targets: Any) -> Any:
+    import torch
+
+    probe = torch.nn.Linear(3, 1)
+    probe.load_state_dict(model.state_dict())
+    ((probe(inputs) - targets) ** 2).mean().backward()
+    return probe.weight.grad
+
+
+def _check_micro_batches(fixed_micro_step: Any) -> tuple:
+    import torch
+
+    if not callable(fixed_micro_step):
+        return incorrect(f"expected fixed_micro_step to be a function, got {type(fixed_micro_step).__name__}")
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    optimizer = _Recorder(model.parameters())
+    inputs, targets = torch.randn(8, 3), torch.randn(8, 1)
+    full = _full_batch_grad(model, inputs, targets)
+    last_part = _full_batch_grad(model, inputs[6:], targets[6:]) / 4
+    fixed_micro_step(model, optimizer, inputs, targets)
+    fixed_micro_step(model, optimizer, inputs, targets)
+    if len(optimizer.applied) != 2:
+        return incorrect(
+            f"two calls called optimizer.step() {len(optimizer.applied)} times: step once per call,"
+            " after every micro-batch's backward()"
+        )
+    (first, *_), (second, *_) = optimizer.applied
+    if first is None or not first.any():
+        return incorrect("optimizer.step() saw no gradient: zero_grad() ran after the last backward()")
+    if torch.allclose(first, last_part):
+        return incorrect(
+            "step() applied only the last micro-batch's gradient: zero_grad() in the loop wipes the rest"
+        )
+    if torch.allclose(first, 4 * full):
+        return incorrect(
+            "step() applied four times the full batch's gradient: keep each part's loss / chunks"
+        )
+    if not torch.allclose(first, full, atol=1e-6):
+        return incorrect("the gradient step() applied is not the full batch's gradient")
+    if not torch.allclose(second, first, atol=1e-6):
+        return incorrect(
+            "the second call applied a different gradient: the first call's gradient carried over"
+        )
+    return correct(
+        "one step per batch, with exactly the full batch's gradient: zero once, accumulate the parts."
+    )
+
+
 ACTIVITIES = (
     Activity(
         id="02.1",
@@ -96,6 +145,24 @@ ACTIVITIES = (
             "    loss.backward()\n"
             "    optimizer.step()\n"
             "    return loss"
+        ),
+    ),
+    Activity(
+        id="02.3",
+        task="Fix a micro-batch step so that each call applies exactly the full batch's gradient.",
+        names=("fixed_micro_step",),
+        check=_check_micro_batches,
+        hints=(
+            "The micro-batches' gradients must add up in .grad before step(); what wipes them?",
+            "Zero once per batch, before the loop (or after step()), never inside it.",
+        ),
+        solution=(
+            "def fixed_micro_step(model, optimizer, inputs, targets, chunks=4):\n"
+            "    optimizer.zero_grad()\n"
+            "    for x_part, y_part in zip(inputs.chunk(chunks), targets.chunk(chunks)):\n"
+            "        loss = ((model(x_part) - y_part) ** 2).mean() / chunks\n"
+            "        loss.backward()\n"
+            "    optimizer.step()"
         ),
     ),
 )

@@ -37,3 +37,31 @@ TABLE = {
         ],
     },
 }
+
+
+def micro(*lines: str) -> str:
+    """A fixed_micro_step whose body is these lines."""
+    head = "def fixed_micro_step(model, optimizer, inputs, targets, chunks=4):\n"
+    return head + "".join(f"    {line}\n" for line in lines)
+
+
+PARTS = "for x_part, y_part in zip(inputs.chunk(chunks), targets.chunk(chunks)):"
+PART_LOSS = "    ((((model(x_part) - y_part) ** 2).mean()) / chunks).backward()"
+TABLE["02.3"] = {
+    "right": [
+        micro("optimizer.zero_grad()", PARTS, PART_LOSS, "optimizer.step()"),
+        micro(PARTS, PART_LOSS, "optimizer.step()", "optimizer.zero_grad()"),
+        micro("model.zero_grad()", PARTS, PART_LOSS, "optimizer.step()"),
+    ],
+    "wrong": [
+        micro(PARTS, "    optimizer.zero_grad()", PART_LOSS, "optimizer.step()"),
+        micro(PARTS, PART_LOSS, "optimizer.step()"),
+        micro(
+            "optimizer.zero_grad()",
+            PARTS,
+            "    ((model(x_part) - y_part) ** 2).mean().backward()",
+            "optimizer.step()",
+        ),
+        micro("optimizer.zero_grad()", PARTS, PART_LOSS, "    optimizer.step()"),
+    ],
+}
