@@ -30,3 +30,18 @@ TABLE = {
         ],
     },
 }
+
+TABLE["03.3"] = {
+    "right": [
+        "def update_baseline(baseline, reward):\n    return (0.9 * baseline + 0.1 * reward).detach()",
+        "update_baseline = lambda baseline, reward: 0.9 * baseline + 0.1 * reward.item()",
+        "def update_baseline(baseline, reward):\n"
+        "    return baseline.mul(0.9).add(reward.detach(), alpha=0.1)",
+    ],
+    "wrong": [
+        "def update_baseline(baseline, reward):\n    return 0.9 * baseline + 0.1 * reward",
+        "def update_baseline(baseline, reward):\n    return 0.9 * baseline.detach() + 0.1 * reward",
+        "def update_baseline(baseline, reward):\n    return torch.zeros(())",
+        "def update_baseline(baseline, reward):\n    return reward.detach()",
+    ],
+}
