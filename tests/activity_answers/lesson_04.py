@@ -27,3 +27,21 @@ TABLE = {
         ],
     },
 }
+
+PROBE = (
+    "layers = [nn.Linear(16, 64), nn.ReLU(), nn.Linear(64, 512), nn.Sigmoid(), nn.Linear(512, 4)]\n"
+    "probe = nn.Sequential(*layers)\n"
+)
+TABLE["04.3"] = {
+    "right": [
+        "largest_saved = (128, 512)",
+        PROBE + "_, rows = saved_for_backward(probe, lambda: probe(torch.randn(128, 16)).pow(2).mean())\n"
+        "largest_saved = torch.Size(rows[0][0])",
+    ],
+    "wrong": [
+        "largest_saved = (512, 64)",
+        "largest_saved = (128, 4)",
+        "largest_saved = (128, 64)",
+        "largest_saved = 512",
+    ],
+}
