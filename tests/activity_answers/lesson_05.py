@@ -3,22 +3,20 @@
 TABLE = {
     "05.1": {
         "right": [
-            "fixed_mse = lambda outputs, targets: ((outputs - targets) ** 2).mean()",
-            "fixed_mse = torch.nn.functional.mse_loss",
-            "def fixed_mse(outputs, targets):\n    return (outputs - targets).pow(2).mean()",
+            "@torch.no_grad()\ndef fixed_evaluate(model, batch):\n    return model(batch).mean().item()",
+            "def fixed_evaluate(model, batch):\n    with torch.set_grad_enabled(False):\n"
+            "        return float(model(batch).mean())",
+            "def fixed_evaluate(model, batch):\n    with torch.inference_mode():\n"
+            "        return model(batch).mean().item()",
         ],
         "wrong": [
-            (
-                "@torch.no_grad()\n"
-                "def fixed_mse(outputs, targets):\n"
-                "    return ((outputs - targets) ** 2).mean()"
-            ),
-            (
-                "@torch.enable_grad()\n"
-                "def fixed_mse(outputs, targets):\n"
-                "    return ((outputs - targets) ** 2).mean()"
-            ),
-            "def fixed_mse(outputs, targets):\n    return ((outputs - targets) ** 2).sum()",
+            "def fixed_evaluate(model, batch):\n    torch.set_grad_enabled(False)\n"
+            "    return model(batch).mean().item()",
+            "def fixed_evaluate(model, batch):\n    torch.set_grad_enabled(False)\n"
+            "    value = model(batch).mean().item()\n    torch.set_grad_enabled(True)\n    return value",
+            "def fixed_evaluate(model, batch):\n    return model(batch).mean().item()",
+            "def fixed_evaluate(model, batch):\n    with torch.no_grad():\n"
+            "        return model(batch).mean()",
         ],
     },
     "05.2": {
