@@ -11,12 +11,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograd_course.course_times import estimate
 from autograd_course.exercises import EXERCISES
 
 __all__ = [
     "COURSE_MAP",
     "FOLDERS",
     "Lesson",
+    "challenge_minutes",
     "checkout",
     "content_dir",
     "course_map_text",
@@ -43,44 +45,52 @@ class Lesson:
     number: str
     title: str
     learn: str
-    minutes: int
+
+    def notebook(self) -> Path:
+        """This lesson's notebook in notebooks/."""
+        found = sorted(content_dir("notebooks").glob(f"{self.number}_*.ipynb"))
+        if not found:
+            raise FileNotFoundError(
+                f"lesson {self.number} has no notebook {self.number}_*.ipynb in notebooks/"
+            )
+        return found[0]
+
+    @property
+    def minutes(self) -> int:
+        """The time a learner needs, estimated from the notebook (autograd_course.course_times)."""
+        return estimate(self.notebook()).minutes
 
     def __repr__(self) -> str:
         return f"Lesson({self.number} {self.title!r}, {self.minutes} min)"
 
 
 COURSE_MAP: tuple[Lesson, ...] = (
-    Lesson("00", "The mental model", "requires_grad, is_leaf, grad_fn, .grad and the live graph", 20),
-    Lesson("01", "Graph cuts", "does not require grad: detach, .item(), NumPy, inference_mode", 25),
-    Lesson("02", "Gradient accumulation", "growing gradients, zero_grad and set_to_none", 20),
-    Lesson("03", "Backward twice", "freed graphs, retain_graph, hidden state and truncated BPTT", 20),
-    Lesson("04", "In-place operations", "version counters, saved tensors and safe in-place ops", 20),
-    Lesson("05", "Grad modes", "eval() vs no_grad vs inference_mode vs enable_grad", 15),
+    Lesson("00", "The mental model", "requires_grad, is_leaf, grad_fn, .grad and the live graph"),
+    Lesson("01", "Graph cuts", "does not require grad: detach, .item(), NumPy, inference_mode"),
+    Lesson("02", "Gradient accumulation", "growing gradients, zero_grad and set_to_none"),
+    Lesson("03", "Backward twice", "freed graphs, retain_graph, hidden state and truncated BPTT"),
+    Lesson("04", "In-place operations", "version counters, saved tensors and safe in-place ops"),
+    Lesson("05", "Grad modes", "eval() vs no_grad vs inference_mode vs enable_grad"),
     Lesson(
         "06",
         "Frozen and forgotten parameters",
         "requires_grad, optimizer coverage, parameters that never move",
-        20,
     ),
-    Lesson("07", "NaN and Inf", "finite checks, anomaly detection, masking after an invalid op", 25),
-    Lesson("08", "Gradient hooks", "tensor and parameter hooks, conditional hooks, watch_gradients", 15),
-    Lesson("09", "Clipping and norms", "clip_grad_norm_, grad_norm, explosions before the loss shows", 20),
-    Lesson(
-        "10", "Gradients as values", "non-scalar backward, autograd.grad, finite differences, gradcheck", 20
-    ),
-    Lesson("11", "A debugging harness", "one batch, one step: the checklist on a real model", 20),
-    Lesson("12", "The autograd doctor", "diagnose() and watch_non_finite() on every bug", 20),
+    Lesson("07", "NaN and Inf", "finite checks, anomaly detection, masking after an invalid op"),
+    Lesson("08", "Gradient hooks", "tensor and parameter hooks, conditional hooks, watch_gradients"),
+    Lesson("09", "Clipping and norms", "clip_grad_norm_, grad_norm, explosions before the loss shows"),
+    Lesson("10", "Gradients as values", "non-scalar backward, autograd.grad, finite differences, gradcheck"),
+    Lesson("11", "A debugging harness", "one batch, one step: the checklist on a real model"),
+    Lesson("12", "The autograd doctor", "diagnose() and watch_non_finite() on every bug"),
     Lesson(
         "13",
         "Bugs from the field: models",
         "plain lists, .to() copies, BatchNorm, softmax + CE, autograd.Function",
-        25,
     ),
     Lesson(
         "14",
         "Bugs from the field: training tools",
         "loss logging, GradScaler, DDP, checkpointing, torch.compile",
-        25,
     ),
 )
 
@@ -147,11 +157,20 @@ def sanitize_config() -> Path:
     return course_root() / SANITIZE_CONFIG
 
 
+def challenge_minutes() -> int:
+    """The time the whole challenge (every notebook in exercises/) takes, by the same method."""
+    return sum(estimate(nb).minutes for nb in exercise_notebooks())
+
+
 def course_map_text() -> str:
     """The course map as plain text: number, title, what you learn, minutes."""
     width = max(len(lesson.title) for lesson in COURSE_MAP)
     lines = ["Course map (notebooks/):"]
     for lesson in COURSE_MAP:
         lines.append(f"  {lesson.number}  {lesson.title:<{width}}  {lesson.minutes:>3} min  {lesson.learn}")
-    lines.append("  then: exercises/ (the TinyNet bug challenge), graded with `autograd-course check`")
+    count = len(exercise_notebooks())
+    lines.append(
+        f"  then: exercises/ (the TinyNet bug challenge: {count} notebooks, {challenge_minutes()} min),"
+        " graded with `autograd-course check`"
+    )
     return "\n".join(lines)

@@ -26,6 +26,7 @@ __all__ = [
     "Populated",
     "backup_path",
     "copy_notebook",
+    "hide_revealed_answers",
     "populate",
     "read_progress",
     "recorded_learner",
@@ -36,6 +37,7 @@ __all__ = [
 LESSONS = "lessons"
 BACKUPS = "backups"  # visible on purpose; older versions used the hidden .backups/, left where it is
 EXERCISE_LINK = "](../exercises/"  # how a lesson in notebooks/ links to a challenge notebook
+REVEALS = "reveals"  # cell metadata autograd_course.reveals = "NN.k": its output shows activity NN.k's answer
 
 
 @dataclass
@@ -50,6 +52,21 @@ class Populated:
         return f"Populated({len(self.copied)} copied, {len(self.kept)} kept, {len(self.stamped)} stamped)"
 
 
+def hide_revealed_answers(nb: dict) -> list[str]:
+    """Clear the outputs of the cells marked as revealing an activity's answer; returns those activity ids.
+
+    The stored lessons keep these outputs (strict nbval compares them); a learner's copy shows them only
+    when the learner runs the cell, after answering.
+    """
+    hidden = []
+    for cell in nb.get("cells", []):
+        activity = cell.get("metadata", {}).get(META_KEY, {}).get(REVEALS)
+        if activity and cell.get("cell_type") == "code":
+            cell["outputs"], cell["execution_count"] = [], None
+            hidden.append(activity)
+    return hidden
+
+
 def copy_notebook(source: Path, target: Path, learner: str | None = None, lesson: bool = False) -> None:
     """Copy one course notebook; stamp the learner in an exercise, point a lesson's links at the workspace."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -58,6 +75,7 @@ def copy_notebook(source: Path, target: Path, learner: str | None = None, lesson
         return
     nb = json.loads(source.read_text(encoding="utf-8"))
     if lesson:  # the workspace keeps the exercises one level up from lessons/, not in ../exercises/
+        hide_revealed_answers(nb)
         for cell in nb.get("cells", []):
             if cell.get("cell_type") == "markdown":
                 text = "".join(cell["source"]).replace(EXERCISE_LINK, "](../")

@@ -29,7 +29,7 @@ def test_course_map_is_numbered_in_order():
     assert [lesson.number for lesson in COURSE_MAP] == [f"{i:02d}" for i in range(len(COURSE_MAP))]
     assert all(isinstance(lesson, Lesson) and lesson.minutes > 0 for lesson in COURSE_MAP)
     assert len({lesson.title for lesson in COURSE_MAP}) == len(COURSE_MAP)
-    assert repr(COURSE_MAP[0]) == "Lesson(00 'The mental model', 20 min)"
+    assert repr(COURSE_MAP[0]) == f"Lesson(00 'The mental model', {COURSE_MAP[0].minutes} min)"
 
 
 def test_course_notebooks_are_numbered_files_in_order(tmp_path, monkeypatch):

@@ -47,12 +47,12 @@ def _check_fixed_loss(fixed_loss: Any) -> tuple:
 ACTIVITIES = (
     Activity(
         id="01.1",
-        task="Find the bug in the three-line step so the encoder trains; write the loss as fixed_loss.",
+        task="Find the cut in a colleague's step so the encoder trains; write the loss as fixed_loss.",
         names=("fixed_loss",),
         check=_check_fixed_loss,
         hints=(
-            "Look for a graph boundary between the encoder and the loss.",
-            "Drop the .detach(): features = model['encoder'](inputs).",
+            "Look for a graph boundary between the encoder and the loss: what does the with block record?",
+            "no_grad records nothing: call the encoder outside it, features = model['encoder'](inputs).",
         ),
         solution=(
             'features = model["encoder"](inputs)\n'

@@ -42,9 +42,40 @@ def _check_step_state(step_state: Any) -> tuple:
         sizes.append(_graph_size(state))
     if len(set(sizes)) != 1:
         return incorrect(f"the state's graph grows step after step ({sizes} nodes): it still reaches back")
+    with torch.no_grad():  # the value must carry: two different incoming states give two different outputs
+        a, b = step_state(torch.zeros(4), 0), step_state(torch.ones(4), 0)
+    if torch.equal(a, b):
+        return incorrect(
+            "the output does not depend on the incoming state: the history is cut, but the value is lost too"
+            " (truncated BPTT drops the history, never the state)"
+        )
     return correct(
         f"every step's graph has the same {sizes[0]} nodes: the history is cut, the value carried."
     )
+
+
+def _check_baseline(update_baseline: Any) -> tuple:
+    import torch
+
+    if not callable(update_baseline):
+        return incorrect(f"expected update_baseline to be a function, got {type(update_baseline).__name__}")
+    w = torch.tensor(2.0, requires_grad=True)
+    baseline, expected = torch.zeros(()), 0.0
+    for t in range(1, 5):
+        reward = w * t  # a reward the policy computed: it requires grad
+        baseline, expected = update_baseline(baseline, reward), 0.9 * expected + 0.1 * 2.0 * t
+        if isinstance(baseline, torch.Tensor) and baseline.grad_fn is not None:
+            return incorrect(
+                f"after step {t} the baseline has grad_fn {type(baseline.grad_fn).__name__}: it carries this"
+                " iteration's graph into the next one's loss"
+            )
+        value = float(baseline)
+        if abs(value - expected) > 1e-5:
+            return incorrect(
+                f"after step {t} the baseline is {value:.4f}, expected the running average {expected:.4f}:"
+                " keep its value, drop only its history"
+            )
+    return correct("the baseline keeps averaging the rewards, and no iteration's graph reaches the next one.")
 
 
 ACTIVITIES = (
@@ -69,5 +100,16 @@ ACTIVITIES = (
             "Cut the history, keep the value: recur(state.detach(), sequence[t]).",
         ),
         solution="def step_state(state, t):\n    return recur(state.detach(), sequence[t])",
+    ),
+    Activity(
+        id="03.3",
+        task="Write update_baseline(baseline, reward): a running average linking no iteration to the next.",
+        names=("update_baseline",),
+        check=_check_baseline,
+        hints=(
+            "Which tensor carries a graph from one iteration into the next iteration's loss?",
+            "The reward carries the policy's graph; average only its value, reward.detach().",
+        ),
+        solution="def update_baseline(baseline, reward):\n    return 0.9 * baseline + 0.1 * reward.detach()",
     ),
 )

@@ -42,6 +42,35 @@ def _check_fixed_out(fixed_out: Any) -> tuple:
     return correct("the doubling makes a new tensor; sigmoid's saved output is untouched, so backward runs.")
 
 
+LARGEST_SAVED = (
+    128,
+    512,
+)  # the Sigmoid's output: saved by Sigmoid (its output) and the last Linear (its input)
+WEIGHTS = {(64, 16), (16, 64), (512, 64), (64, 512), (4, 512), (512, 4)}
+
+
+def _check_largest(largest_saved: Any) -> tuple:
+    import torch
+
+    if not isinstance(largest_saved, (tuple, list, torch.Size)) or not all(
+        isinstance(n, int) and not isinstance(n, bool) for n in largest_saved
+    ):
+        return incorrect(f"expected a shape such as (128, 16), got {largest_saved!r}")
+    shape = tuple(largest_saved)
+    if shape == LARGEST_SAVED:
+        return correct(
+            "the Sigmoid's output, 128 × 512: Sigmoid saves it for its own backward and the last Linear"
+            " saves it as its input, one tensor kept alive until backward."
+        )
+    if shape in WEIGHTS:
+        return incorrect(f"{shape} is a weight's shape; parameters are alive anyway, leave them out")
+    if shape == (128, 4):
+        return incorrect(
+            "(128, 4) is the output; the loss keeps only that small tensor, look inside the model"
+        )
+    return incorrect(f"you gave {shape}; measure it: saved_for_backward(probe, lambda: probe(x).sum())")
+
+
 ACTIVITIES = (
     Activity(
         id="04.1",
@@ -67,6 +96,23 @@ ACTIVITIES = (
             "x = torch.tensor([0.5, -1.0], device=device, requires_grad=True)\n"
             "h = x * 3\n"
             "fixed_out = torch.sigmoid(h) * 2"
+        ),
+    ),
+    Activity(
+        id="04.3",
+        task="Give the shape of the largest non-parameter tensor a new model's forward saves for backward.",
+        names=("largest_saved",),
+        check=_check_largest,
+        hints=(
+            "Activations are saved, one per layer that needs them; the widest activation is the largest.",
+            "Sigmoid saves its output, and the Linear after it saves that same tensor as its input.",
+        ),
+        solution=(
+            "probe = nn.Sequential(\n"
+            "    nn.Linear(16, 64), nn.ReLU(), nn.Linear(64, 512), nn.Sigmoid(), nn.Linear(512, 4)\n"
+            ")\n"
+            "_, saved = saved_for_backward(probe, lambda: probe(torch.randn(128, 16)).sum())\n"
+            "largest_saved = saved[0][0]"
         ),
     ),
 )

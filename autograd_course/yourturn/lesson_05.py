@@ -23,40 +23,62 @@ def _check_eval_row(eval_requires_grad: Any, eval_dropout_active: Any) -> tuple:
     return incorrect("; ".join(seen))
 
 
-def _check_fixed_mse(fixed_mse: Any) -> tuple:
+class _ModeProbe:
+    """A tiny model that records the grad mode each forward pass ran in."""
+
+    def __init__(self) -> None:
+        import torch
+
+        self.layer, self.modes = torch.nn.Linear(3, 1), []
+
+    def __call__(self, batch: Any) -> Any:
+        import torch
+
+        self.modes.append(torch.is_grad_enabled())
+        return self.layer(batch)
+
+
+def _check_fixed_evaluate(fixed_evaluate: Any) -> tuple:
     import torch
 
-    if not callable(fixed_mse):
-        return incorrect(f"expected fixed_mse to be a function, got {type(fixed_mse).__name__}")
-    outputs = torch.tensor([1.0, 2.0, 4.0], requires_grad=True)
-    targets = torch.tensor([1.0, 0.0, 1.0])
-    loss = fixed_mse(outputs, targets)
-    if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
-        return incorrect(f"fixed_mse returned {type(loss).__name__}, expected a one-element tensor")
-    if abs(loss.item() - 13 / 3) > 1e-5:
+    if not callable(fixed_evaluate):
+        return incorrect(f"expected fixed_evaluate to be a function, got {type(fixed_evaluate).__name__}")
+    torch.manual_seed(0)
+    model, batch = _ModeProbe(), torch.randn(4, 3)
+    expected = model.layer(batch).mean().item()
+    for caller_mode in (True, False):
+        with torch.set_grad_enabled(caller_mode):
+            value = fixed_evaluate(model, batch)
+            after = torch.is_grad_enabled()
+        if after != caller_mode:
+            return incorrect(
+                f"a caller with grad mode {'on' if caller_mode else 'off'} finds it"
+                f" {'on' if after else 'off'} afterwards: the helper must put back the mode it found"
+            )
+    if any(model.modes):
+        return incorrect("the model's forward ran with grad mode on: evaluation should record nothing")
+    if not isinstance(value, (int, float)) or abs(value - expected) > 1e-6:
         return incorrect(
-            f"fixed_mse gave {loss.item():.4f} for the test case, expected the mean squared error 4.3333"
+            f"fixed_evaluate returned {value!r}, expected the mean output {expected:.4f} as a number"
         )
-    if loss.grad_fn is None:
-        return incorrect("the loss has no grad_fn: recording is still switched off inside fixed_mse")
-    with torch.no_grad():
-        quiet = fixed_mse(outputs, targets)
-    if quiet.grad_fn is not None:
-        return incorrect("called under no_grad, fixed_mse still records: let the caller's grad mode decide")
-    return correct("the loss is recorded for training and not for a no_grad caller: the caller decides.")
+    return correct("nothing is recorded inside, and every caller gets back the grad mode it had.")
 
 
 ACTIVITIES = (
     Activity(
         id="05.1",
-        task="Find the bug in the decorated helper and write fixed_mse, recorded for training callers.",
-        names=("fixed_mse",),
-        check=_check_fixed_mse,
+        task="Fix an evaluation helper that leaves grad mode off for the training that follows.",
+        names=("fixed_evaluate",),
+        check=_check_fixed_evaluate,
         hints=(
-            "enable_grad() around the call does not help: the decorator sets the mode inside the helper.",
-            "Remove the @torch.no_grad() decorator; evaluation callers wrap their call in no_grad.",
+            "Called as a function, torch.set_grad_enabled(False) turns recording off for all that follows.",
+            "Scope the switch: with torch.no_grad(): around the forward pass.",
         ),
-        solution="def fixed_mse(outputs, targets):\n    return ((outputs - targets) ** 2).mean()",
+        solution=(
+            "def fixed_evaluate(model, batch):\n"
+            "    with torch.no_grad():\n"
+            "        return model(batch).mean().item()"
+        ),
     ),
     Activity(
         id="05.2",

@@ -19,6 +19,16 @@ def _check_count(predicted_frozen_count: Any) -> tuple:
     )
 
 
+CLASSIFIER = {  # the lesson's Classifier: parameter names and shapes
+    "encoder.0.weight": (16, 8),
+    "encoder.0.bias": (16,),
+    "encoder.2.weight": (16, 16),
+    "encoder.2.bias": (16,),
+    "head.weight": (3, 16),
+    "head.bias": (3,),
+}
+
+
 def _check_fixed(net_fixed: Any, optimizer_fixed: Any) -> tuple:
     import torch
 
@@ -26,6 +36,12 @@ def _check_fixed(net_fixed: Any, optimizer_fixed: Any) -> tuple:
         return incorrect(
             f"expected a module and an optimizer, got {type(net_fixed).__name__}"
             f" and {type(optimizer_fixed).__name__}"
+        )
+    shapes = {n: tuple(p.shape) for n, p in net_fixed.named_parameters()}
+    if type(net_fixed).__name__ != "Classifier" or shapes != CLASSIFIER:
+        return incorrect(
+            f"net_fixed is a {type(net_fixed).__name__} with parameters {sorted(shapes) or 'none'};"
+            " the setup builds the lesson's Classifier (an encoder and a head): keep that model"
         )
     held = {id(p) for group in optimizer_fixed.param_groups for p in group["params"]}
     frozen = [n for n, p in net_fixed.named_parameters() if not p.requires_grad]

@@ -1,0 +1,33 @@
+"""Answers the lesson 05 checks must judge: right ones written another way, plausible wrong ones."""
+
+TABLE = {
+    "05.1": {
+        "right": [
+            "@torch.no_grad()\ndef fixed_evaluate(model, batch):\n    return model(batch).mean().item()",
+            "def fixed_evaluate(model, batch):\n    with torch.set_grad_enabled(False):\n"
+            "        return float(model(batch).mean())",
+            "def fixed_evaluate(model, batch):\n    with torch.inference_mode():\n"
+            "        return model(batch).mean().item()",
+        ],
+        "wrong": [
+            "def fixed_evaluate(model, batch):\n    torch.set_grad_enabled(False)\n"
+            "    return model(batch).mean().item()",
+            "def fixed_evaluate(model, batch):\n    torch.set_grad_enabled(False)\n"
+            "    value = model(batch).mean().item()\n    torch.set_grad_enabled(True)\n    return value",
+            "def fixed_evaluate(model, batch):\n    return model(batch).mean().item()",
+            "def fixed_evaluate(model, batch):\n    with torch.no_grad():\n"
+            "        return model(batch).mean()",
+        ],
+    },
+    "05.2": {
+        "right": [
+            "eval_dropout_active = False\neval_requires_grad = True",
+            "eval_requires_grad, eval_dropout_active = True, False",
+        ],
+        "wrong": [
+            "eval_requires_grad = False\neval_dropout_active = False",
+            "eval_requires_grad = True\neval_dropout_active = True",
+            "eval_requires_grad = 'yes'\neval_dropout_active = False",
+        ],
+    },
+}
