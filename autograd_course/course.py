@@ -61,22 +61,25 @@ COURSE_MAP: tuple[Lesson, ...] = (
         "requires_grad, optimizer coverage, parameters that never move",
         20,
     ),
-    Lesson("07", "NaN and Inf", "finite checks, anomaly detection, masking after an invalid op", 25),
-    Lesson("08", "Gradient hooks", "tensor and parameter hooks, conditional hooks, watch_gradients", 15),
-    Lesson("09", "Clipping and norms", "clip_grad_norm_, grad_norm, explosions before the loss shows", 20),
+    Lesson("07", "NaN and Inf", "where NaN and Inf come from, the first non-finite stage, masking", 15),
     Lesson(
-        "10", "Gradients as values", "non-scalar backward, autograd.grad, finite differences, gradcheck", 20
+        "08", "NaN born in backward", "NaN gradients, per-sample gradients (torch.func), anomaly mode", 15
     ),
-    Lesson("11", "A debugging harness", "one batch, one step: the checklist on a real model", 20),
-    Lesson("12", "The autograd doctor", "diagnose() and watch_non_finite() on every bug", 20),
+    Lesson("09", "Gradient hooks", "tensor and parameter hooks, conditional hooks, watch_gradients", 15),
+    Lesson("10", "Clipping and norms", "clip_grad_norm_, grad_norm, explosions before the loss shows", 20),
     Lesson(
-        "13",
+        "11", "Gradients as values", "non-scalar backward, autograd.grad, finite differences, gradcheck", 20
+    ),
+    Lesson("12", "A debugging harness", "one batch, one step: the checklist on a real model", 20),
+    Lesson("13", "The autograd doctor", "diagnose() and watch_non_finite() on every bug", 20),
+    Lesson(
+        "14",
         "Bugs from the field: models",
         "plain lists, .to() copies, BatchNorm, softmax + CE, autograd.Function",
         25,
     ),
     Lesson(
-        "14",
+        "15",
         "Bugs from the field: training tools",
         "loss logging, GradScaler, DDP, checkpointing, torch.compile",
         25,
