@@ -19,6 +19,27 @@ def _check_prediction(predicted_grad_after_5: Any) -> tuple:
     return incorrect(f"you gave {predicted_grad_after_5}; each call adds d(x³)/dx at x = 1 to x.grad")
 
 
+class _Recorder:
+    """An SGD with learning rate 0 that records the gradient each step() applies (parameters never move)."""
+
+    def __init__(self, params: Any) -> None:
+        import torch
+
+        self.optimizer = torch.optim.SGD(params, lr=0.0)
+        self.applied: list[Any] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.optimizer, name)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        self.optimizer.zero_grad(set_to_none=set_to_none)
+
+    def step(self, closure: Any = None) -> Any:
+        grads = [p.grad for group in self.optimizer.param_groups for p in group["params"]]
+        self.applied.append([None if g is None else g.clone() for g in grads])
+        return self.optimizer.step(closure)
+
+
 def _check_fixed_step(fixed_step: Any) -> tuple:
     import torch
 
@@ -26,21 +47,28 @@ def _check_fixed_step(fixed_step: Any) -> tuple:
         return incorrect(f"expected fixed_step to be a function, got {type(fixed_step).__name__}")
     torch.manual_seed(0)
     model = torch.nn.Linear(3, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.0)  # lr 0: parameters stay, so gradients must repeat
+    optimizer = _Recorder(model.parameters())  # zeroing before backward or after step: both are right
     inputs, targets = torch.randn(8, 3), torch.randn(8, 1)
     fixed_step(model, optimizer, inputs, targets)
-    first = model.weight.grad.clone() if model.weight.grad is not None else None
     fixed_step(model, optimizer, inputs, targets)
-    second = model.weight.grad
-    if first is None or second is None:
-        return incorrect("after fixed_step, model.weight.grad is None: the step must still call backward()")
+    if len(optimizer.applied) != 2:
+        return incorrect(
+            f"two calls of fixed_step called optimizer.step() {len(optimizer.applied)} times, expected 2"
+        )
+    (first, *_), (second, *_) = optimizer.applied
+    if first is None or second is None or not first.any():
+        return incorrect(
+            "optimizer.step() saw no gradient: backward() must come before step(), zero_grad() not in between"
+        )
     if torch.allclose(second, 2 * first):
-        return incorrect("the second call's gradient is twice the first: the old gradient was carried over")
+        return incorrect(
+            "the second step applied twice the first step's gradient: the old gradient was carried over"
+        )
     if not torch.allclose(second, first):
         return incorrect(
-            f"two identical steps gave different gradients ({first.norm():.3g} and {second.norm():.3g})"
+            f"two identical steps applied different gradients ({first.norm():.3g} and {second.norm():.3g})"
         )
-    return correct("every call starts from a clean .grad: two identical steps give identical gradients.")
+    return correct("every step applies only its own gradient: two identical steps apply identical gradients.")
 
 
 ACTIVITIES = (
