@@ -74,15 +74,27 @@ COURSE_MAP: tuple[Lesson, ...] = (
     Lesson("13", "The autograd doctor", "diagnose() and watch_non_finite() on every bug", 20),
     Lesson(
         "14",
-        "Bugs from the field: models",
-        "plain lists, .to() copies, BatchNorm, softmax + CE, autograd.Function",
-        25,
+        "Bugs from the field: registration",
+        "plain lists, dicts and tuples, .to() copies that are not leaves",
+        15,
     ),
     Lesson(
         "15",
-        "Bugs from the field: training tools",
-        "loss logging, GradScaler, DDP, checkpointing, torch.compile",
-        25,
+        "Bugs from the field: layers",
+        "BatchNorm under no_grad, softmax + CE, a custom autograd.Function",
+        20,
+    ),
+    Lesson(
+        "16",
+        "Bugs from the field: the training loop",
+        "loss logging that keeps graphs, GradScaler skips and clipping",
+        15,
+    ),
+    Lesson(
+        "17",
+        "Bugs from the field: wrappers",
+        "DDP unused parameters, activation checkpointing, torch.compile hooks",
+        20,
     ),
 )
 

@@ -1,4 +1,4 @@
-"""Your-turn activities of lesson 15 · Bugs from the field: training tools."""
+"""Your-turn activities of lesson 15 · Bugs from the field: layers."""
 
 from __future__ import annotations
 
@@ -9,114 +9,71 @@ from autograd_course.yourturn.engine import Activity, correct, incorrect
 __all__ = ["ACTIVITIES"]
 
 
-def _models() -> tuple:
-    """Two identical small models, a batch and its labels."""
-    import torch
-    from torch import nn
-
-    torch.manual_seed(0)
-    a = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
-    b = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
-    b.load_state_dict(a.state_dict())
-    gen = torch.Generator().manual_seed(1)
-    return a, b, torch.randn(16, 4, generator=gen) * 10, torch.randint(0, 3, (16,), generator=gen)
+def _check_prediction(running_mean_moves: Any) -> tuple:
+    if not isinstance(running_mean_moves, bool):
+        return incorrect(f"expected True or False, got {type(running_mean_moves).__name__}")
+    if running_mean_moves:
+        return correct("no_grad stops the recording of the graph, not BatchNorm's training-mode update.")
+    return incorrect("you said no; no_grad changes what autograd records, not what the forward pass does")
 
 
-def _recording_scaler() -> Any:
-    """A CPU GradScaler that records which of unscale_ and step were called."""
+def _check_function(TanhGate: Any) -> tuple:
     import torch
 
-    class RecordingScaler(torch.amp.GradScaler):
-        def __init__(self) -> None:
-            super().__init__("cpu")
-            self.calls: list[str] = []
-
-        def unscale_(self, optimizer: Any) -> None:
-            self.calls.append("unscale_")
-            super().unscale_(optimizer)
-
-        def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
-            self.calls.append("step")
-            return super().step(optimizer, *args, **kwargs)
-
-    return RecordingScaler()
-
-
-def _check_step(clipped_step: Any) -> tuple:
-    import torch
-    from torch import nn
-
-    if not callable(clipped_step):
-        return incorrect(f"expected a function, got {type(clipped_step).__name__}")
-    mine, reference, x, y = _models()
-    opt_mine = torch.optim.SGD(mine.parameters(), lr=0.1)
-    opt_ref = torch.optim.SGD(reference.parameters(), lr=0.1)
-    scaler = _recording_scaler()
-    clipped_step(mine, opt_mine, scaler, nn.functional.cross_entropy(mine(x), y))
-    nn.functional.cross_entropy(reference(x), y).backward()
-    nn.utils.clip_grad_norm_(reference.parameters(), max_norm=1.0)
-    opt_ref.step()
-    if "step" not in scaler.calls:
-        return incorrect(
-            "scaler.step(optimizer) was never called: with a GradScaler it replaces optimizer.step()"
-        )
-    diff = max((p - q).abs().max().item() for p, q in zip(mine.parameters(), reference.parameters()))
-    if diff > 1e-5:
-        calls = scaler.calls  # scaler.step calls unscale_ itself when the learner did not
-        unscaled_first = "unscale_" in calls and calls.index("unscale_") < calls.index("step")
-        where = "" if unscaled_first else " (clipping ran before scaler.unscale_)"
-        return incorrect(f"the step differs from a float32 step clipped at norm 1 by up to {diff:.2g}{where}")
-    return correct("the scaled step clips the true gradient and equals the float32 step.")
-
-
-def _check_status(layers_status: Any) -> tuple:
-    from helpers import GradStatus
-
-    if not isinstance(layers_status, GradStatus):
-        return incorrect(f"expected a GradStatus such as GradStatus.NO_GRAD, got {layers_status!r}")
-    if layers_status is GradStatus.OK:
-        return correct("the non-reentrant version records the graph, so gradients reach the layers.")
-    return incorrect(
-        f"you said {layers_status.name}; use_reentrant=False does not need an input that requires grad"
-    )
+    if not (isinstance(TanhGate, type) and issubclass(TanhGate, torch.autograd.Function)):
+        return incorrect(f"expected a subclass of torch.autograd.Function, got {TanhGate!r}")
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(3, 4, dtype=torch.float64, generator=gen).requires_grad_(True)
+    w = torch.randn(3, 4, dtype=torch.float64, generator=gen).requires_grad_(True)
+    out = TanhGate.apply(x, w)
+    if not torch.allclose(out, torch.tanh(x * w)):
+        return incorrect("the forward pass is not tanh(x * w)")
+    try:
+        ok = torch.autograd.gradcheck(TanhGate.apply, (x, w))
+    except RuntimeError as exc:  # gradcheck names the wrong count or the mismatching input
+        return incorrect(str(exc).strip().splitlines()[0])
+    if not ok:
+        return incorrect("the gradients disagree with finite differences")
+    return correct("both gradients match finite differences in float64.")
 
 
 ACTIVITIES = (
     Activity(
         id="15.1",
         task=(
-            "Write clipped_step(model, optimizer, scaler, loss): a GradScaler step that clips the true "
-            "gradient at norm 1."
+            "Predict whether a forward pass under torch.no_grad() in train mode moves BatchNorm's "
+            "running mean."
         ),
-        names=("clipped_step",),
-        check=_check_step,
+        names=("running_mean_moves",),
+        check=_check_prediction,
         hints=(
-            "Scale the loss for backward; before clipping, the gradients must be unscaled.",
-            "backward on scaler.scale(loss), then scaler.unscale_(optimizer), clip_grad_norm_, "
-            "scaler.step(optimizer), scaler.update().",
+            "What does no_grad switch off: the graph, or the module's behaviour?",
+            "model.training is still True; the running statistics are updated by the forward pass itself.",
         ),
-        solution=(
-            "def clipped_step(model, optimizer, scaler, loss):\n"
-            "    optimizer.zero_grad()\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.unscale_(optimizer)\n"
-            "    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()"
-        ),
+        solution="running_mean_moves = True",
     ),
     Activity(
         id="15.2",
-        task=(
-            "Predict the status of the encoder layers' parameters with use_reentrant=False and the "
-            "frozen embedding."
-        ),
-        names=("layers_status",),
-        check=_check_status,
+        task="Write TanhGate, an autograd.Function for tanh(x * w) whose backward returns both gradients.",
+        names=("TanhGate",),
+        check=_check_function,
         hints=(
-            "The non-reentrant version records the forward graph as usual and only recomputes activations.",
-            "Does it still need an input that requires grad for backward to reach the parameters?",
+            "forward(ctx, x, w) has two tensor inputs, so backward returns two gradients, in that order.",
+            "With t = tanh(x * w): d/dx = grad * (1 - t**2) * w and d/dw = grad * (1 - t**2) * x.",
         ),
-        solution="layers_status = GradStatus.OK",
+        solution=(
+            "class TanhGate(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x, w):\n"
+            "        t = torch.tanh(x * w)\n"
+            "        ctx.save_for_backward(x, w, t)\n"
+            "        return t\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        x, w, t = ctx.saved_tensors\n"
+            "        d = grad * (1 - t**2)\n"
+            "        return d * w, d * x"
+        ),
     ),
 )

@@ -27,18 +27,19 @@ TABLE = {
 TABLE["11.3"] = {
     "right": [
         "import torch.autograd.forward_ad as fwAD\n\n\n"
-        "def directional_derivative(f, x, u):\n"
+        "def directional_derivative(func, at, along_dir):\n"
         "    with fwAD.dual_level():\n"
-        "        return float(fwAD.unpack_dual(f(fwAD.make_dual(x, u))).tangent)",
-        "directional_derivative = lambda f, x, u: torch.func.jvp(f, (x,), (u,))[1]",
+        "        return float(fwAD.unpack_dual(func(fwAD.make_dual(at, along_dir))).tangent)",
+        "directional_derivative = lambda func, at, along_dir: torch.func.jvp(func, (at,), (along_dir,))[1]",
     ],
     "wrong": [
-        "def directional_derivative(f, x, u, eps=1e-3):\n"
-        "    return ((f(x + eps * u) - f(x - eps * u)) / (2 * eps)).item()",
-        "def directional_derivative(f, x, u):\n"
-        "    leaf = x.clone().requires_grad_()\n"
-        "    f(leaf).backward()\n"
-        "    return (leaf.grad * u).sum().item()",
-        "def directional_derivative(f, x, u):\n    return jvp(f, (x,), (u,))[0].item()",
+        "def directional_derivative(func, at, along_dir, step=1e-3):\n"
+        "    return ((func(at + step * along_dir) - func(at - step * along_dir)) / (2 * step)).item()",
+        "def directional_derivative(func, at, along_dir):\n"
+        "    leaf_at = at.clone().requires_grad_()\n"
+        "    func(leaf_at).backward()\n"
+        "    return (leaf_at.grad * along_dir).sum().item()",
+        "def directional_derivative(func, at, along_dir):\n"
+        "    return torch.func.jvp(func, (at,), (along_dir,))[0].item()",
     ],
 }

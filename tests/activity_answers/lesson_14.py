@@ -2,55 +2,18 @@
 
 TABLE = {
     "14.1": {
-        "right": ["running_mean_moves = not False", "running_mean_moves = model.training"],
-        "wrong": ["running_mean_moves = False", 'running_mean_moves = "True"', "running_mean_moves = 1"],
+        "right": [
+            "listed = 2 * 2 + 2",
+            'listed = len(["0.weight", "0.bias", "1.weight", "1.bias", "head.weight", "head.bias"])',
+        ],
+        "wrong": ["listed = 8", "listed = 9", "listed = 3"],
     },
     "14.2": {
-        "right": [
-            "class TanhGate(torch.autograd.Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, x, w):\n"
-            "        ctx.save_for_backward(x, w)\n"
-            "        return torch.tanh(x * w)\n"
-            "\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        x, w = ctx.saved_tensors\n"
-            "        d = grad / torch.cosh(x * w) ** 2\n"
-            "        return w * d, x * d",
-        ],
+        "right": ['leaves = ["e", "c", "a"]', 'leaves = frozenset("ace")'],
         "wrong": [
-            "class TanhGate(torch.autograd.Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, x, w):\n"
-            "        ctx.save_for_backward(x, w)\n"
-            "        return torch.tanh(x * w)\n"
-            "\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        x, w = ctx.saved_tensors\n"
-            "        return grad * (1 - torch.tanh(x * w) ** 2) * w",
-            "class TanhGate(torch.autograd.Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, x, w):\n"
-            "        ctx.save_for_backward(x, w)\n"
-            "        return torch.tanh(x * w)\n"
-            "\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        x, w = ctx.saved_tensors\n"
-            "        d = grad * (1 - torch.tanh(x * w) ** 2)\n"
-            "        return d * x, d * w",
-            "class TanhGate(torch.autograd.Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, x, w):\n"
-            "        ctx.save_for_backward(x, w)\n"
-            "        return torch.tanh(x * w)\n"
-            "\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        x, w = ctx.saved_tensors\n"
-            "        return grad * w, grad * x",
+            'leaves = {"c", "e"}',
+            'leaves = {"a", "c", "d", "e"}',
+            'leaves = {"a", "b", "c", "d", "e"}',
         ],
     },
 }

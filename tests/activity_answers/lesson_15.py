@@ -2,45 +2,55 @@
 
 TABLE = {
     "15.1": {
-        "right": [
-            "def clipped_step(model, optimizer, scaler, loss):\n"
-            "    for p in model.parameters():\n"
-            "        p.grad = None\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.unscale_(optimizer)\n"
-            "    torch.nn.utils.clip_grad_norm_(list(model.parameters()), 1.0)\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()",
-        ],
-        "wrong": [
-            "def clipped_step(model, optimizer, scaler, loss):\n"
-            "    optimizer.zero_grad()\n"
-            "    scaler.scale(loss).backward()\n"
-            "    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()",
-            "def clipped_step(model, optimizer, scaler, loss):\n"
-            "    optimizer.zero_grad()\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.unscale_(optimizer)\n"
-            "    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
-            "    optimizer.step()",
-            "def clipped_step(model, optimizer, scaler, loss):\n"
-            "    optimizer.zero_grad()\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()",
-        ],
+        "right": ["running_mean_moves = not False", "running_mean_moves = model.training"],
+        "wrong": ["running_mean_moves = False", 'running_mean_moves = "True"', "running_mean_moves = 1"],
     },
     "15.2": {
         "right": [
-            'layers_status = GradStatus["OK"]',
-            'layers_status = next(s for s in GradStatus if s.name == "OK")',
+            "class TanhGate(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x, w):\n"
+            "        ctx.save_for_backward(x, w)\n"
+            "        return torch.tanh(x * w)\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        x, w = ctx.saved_tensors\n"
+            "        d = grad / torch.cosh(x * w) ** 2\n"
+            "        return w * d, x * d",
         ],
         "wrong": [
-            "layers_status = GradStatus.NO_GRAD",
-            "layers_status = GradStatus.FROZEN",
-            'layers_status = "OK"',
+            "class TanhGate(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x, w):\n"
+            "        ctx.save_for_backward(x, w)\n"
+            "        return torch.tanh(x * w)\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        x, w = ctx.saved_tensors\n"
+            "        return grad * (1 - torch.tanh(x * w) ** 2) * w",
+            "class TanhGate(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x, w):\n"
+            "        ctx.save_for_backward(x, w)\n"
+            "        return torch.tanh(x * w)\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        x, w = ctx.saved_tensors\n"
+            "        d = grad * (1 - torch.tanh(x * w) ** 2)\n"
+            "        return d * x, d * w",
+            "class TanhGate(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x, w):\n"
+            "        ctx.save_for_backward(x, w)\n"
+            "        return torch.tanh(x * w)\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        x, w = ctx.saved_tensors\n"
+            "        return grad * w, grad * x",
         ],
     },
 }

@@ -16,11 +16,11 @@ _CURRENT = "() => window.jupyterapp.shell.currentWidget?.context?.path ?? null"
 
 
 def test_last_lesson_next_link_opens_the_challenge(open_notebook: Callable[[str], NotebookPage]) -> None:
-    notebook = open_notebook("notebooks/15_field_bugs_tools.ipynb")
+    notebook = open_notebook("notebooks/17_field_bugs_wrappers.ipynb")
     page = notebook.page
     link = page.locator(".jp-RenderedMarkdown a", has_text="The TinyNet bug challenge").last
     link.scroll_into_view_if_needed()
     link.click()
-    page.wait_for_function(f"() => ({_CURRENT})() !== 'notebooks/15_field_bugs_tools.ipynb'", timeout=30_000)
+    page.wait_for_function(f"() => ({_CURRENT})() !== 'notebooks/17_field_bugs_wrappers.ipynb'", timeout=30_000)
     assert page.evaluate(_CURRENT) == "exercises/A_detached_output.ipynb"
     assert page.locator(".jp-Dialog").count() == 0, "JupyterLab showed a dialog instead of the notebook"
