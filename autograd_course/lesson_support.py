@@ -1,4 +1,4 @@
-"""Support code for lessons 07-12 that is not the lesson: anomaly-warning parsing, timing, plots."""
+"""Support code for lessons 07-13 that is not the lesson: anomaly-warning parsing, timing, plots."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def interleaved_seconds(runs: dict[str, Callable[[], object]], repeats: int = 7)
 def plot_relative_curves(
     norms: Sequence[float], losses: Sequence[float], norm_step: int, loss_step: int, lr: float
 ) -> None:
-    """Lesson 09: gradient norm and loss relative to step 0 on a log scale, with their 10x crossings."""
+    """Lesson 10: gradient norm and loss relative to step 0 on a log scale, with their 10x crossings."""
     import matplotlib.pyplot as plt
 
     steps = range(len(losses))
@@ -86,7 +86,7 @@ def plot_relative_curves(
 def plot_curves(
     losses: Sequence[float], norms: Sequence[float], title: str, cap: float | None = None
 ) -> None:
-    """Lesson 09: loss and gradient norm per step, side by side, log scale; a dotted line at the clip cap."""
+    """Lesson 10: loss and gradient norm per step, side by side, log scale; a dotted line at the clip cap."""
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(8, 2.8))
@@ -106,7 +106,7 @@ def plot_curves(
 def plot_fd_errors(
     eps_values: Sequence[float], errors: dict[Any, Sequence[float]], default_eps: float
 ) -> None:
-    """Lesson 10: worst finite-difference error against epsilon, one line per dtype, log-log."""
+    """Lesson 11: worst finite-difference error against epsilon, one line per dtype, log-log."""
     import matplotlib.pyplot as plt
 
     _fig, ax = plt.subplots(figsize=(5.5, 3.2))
@@ -122,7 +122,7 @@ def plot_fd_errors(
 
 
 def plot_layer_magnitudes(names: Sequence[str], mean_abs: Sequence[float], max_abs: Sequence[float]) -> None:
-    """Lesson 11: per-layer mean and max |gradient| on a log scale."""
+    """Lesson 12: per-layer mean and max |gradient| on a log scale."""
     import matplotlib.pyplot as plt
 
     _fig, ax = plt.subplots(figsize=(5.5, 2.8))

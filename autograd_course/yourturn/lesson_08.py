@@ -1,4 +1,4 @@
-"""Your-turn activities of lesson 08 · Gradient hooks."""
+"""Your-turn activities of lesson 08 · NaN born in backward."""
 
 from __future__ import annotations
 
@@ -8,83 +8,89 @@ from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
+# Pairs (2, 6) and (6, 2) compare a point with its duplicate: positions 1 and 3 of left_b / right_b.
+NAN_PAIRS = [1, 3]
 
-def _check_predicted_x_grad(predicted_x_grad: Any) -> tuple:
-    if not isinstance(predicted_x_grad, (int, float)) or isinstance(predicted_x_grad, bool):
-        return incorrect(
-            f"expected a number such as 10.0, got {type(predicted_x_grad).__name__} {predicted_x_grad!r}"
+
+def _check_nan_pairs(nan_pairs: Any) -> tuple:
+    values = nan_pairs.tolist() if hasattr(nan_pairs, "tolist") else nan_pairs
+    if not isinstance(values, (list, tuple)) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in values
+    ):
+        return incorrect(f"expected a list of pair indices (ints) such as [0, 5], got {nan_pairs!r}")
+    found = sorted(values)
+    if found == NAN_PAIRS:
+        return correct(
+            "pairs 1 and 3: the duplicated row compared with itself, distance 0, "
+            "where sqrt's derivative is inf."
         )
-    if abs(predicted_x_grad - 48.0) < 1e-6:
-        return correct("dz/dy = 2y = 12, the hook doubles it to 24, and dy/dx = 2 gives x.grad = 48.")
-    if abs(predicted_x_grad - 24.0) < 1e-6:
+    if found == [2, 6]:
         return incorrect(
-            "you gave 24, the gradient without the hook; its return value replaces dz/dy before x sees it"
+            "2 and 6 are the rows that are equal; the task asks for positions in left_b / right_b"
         )
-    if abs(predicted_x_grad - 12.0) < 1e-6:
-        return incorrect(
-            "you gave 12, dz/dy at y; x.grad is dz/dx, one more step of the chain rule (dy/dx = 2)"
-        )
+    if not found:
+        return incorrect("the batch gradient is NaN, so at least one pair's own gradient is non-finite")
+    if set(found) < set(NAN_PAIRS):
+        return incorrect(f"{found} is non-finite, but not the only one: check every pair's gradient")
     return incorrect(
-        f"you gave {predicted_x_grad}; work out dz/dy = 2y at x = 3, double it (the hook), times dy/dx"
+        f"{found} is not it: compute vmap(grad(pair_loss), in_dims=(None, 0, 0, 0)) on points_b[left_b], "
+        "points_b[right_b], then torch.isfinite per pair"
     )
 
 
-def _check_record_max(record_max: Any, maxima: Any) -> tuple:
-    import torch
-
-    if not callable(record_max):
+def _check_anomaly_node(anomaly_node: Any) -> tuple:
+    if anomaly_node is None:
         return incorrect(
-            f"expected record_max to be a function of one argument, got {type(record_max).__name__}"
+            "it does raise: 0 * inf is NaN, and here it is made inside a backward node; which one multiplies?"
         )
-    if not isinstance(maxima, dict):
-        return incorrect(f"expected maxima to be a dict, got {type(maxima).__name__}")
-    maxima.clear()
-    w = torch.tensor([2.0, -1.0], requires_grad=True)
-    w.register_hook(record_max)
-    try:
-        (w * torch.tensor([3.0, -5.0])).sum().backward()
-    except TypeError as error:
+    if not isinstance(anomaly_node, str):
         return incorrect(
-            f"backward raised TypeError ({error}): the hook must return None, not the value it stores"
+            f"expected a node name as a string, such as 'MulBackward0', or None; got {anomaly_node!r}"
         )
-    if w.grad.tolist() != [3.0, -5.0]:
+    name = anomaly_node.strip().removesuffix("0").lower()
+    if name == "sqrtbackward":
+        return correct(
+            "SqrtBackward0: the gradient reaching sqrt is already 0 (from * 0), "
+            "and 0 * (1 / (2 sqrt(0))) is NaN."
+        )
+    if name == "mulbackward":
         return incorrect(
-            f"the gradient changed to {w.grad.tolist()} (expected [3.0, -5.0]): return None from the hook"
+            "MulBackward0 returns grad * 0 = 0 for sqrt's output: finite. Where is 0 then multiplied by inf?"
         )
-    if "w" not in maxima:
-        return incorrect(
-            f"maxima holds {maxima!r} after backward; store the largest |grad| under the key 'w'"
-        )
-    if isinstance(maxima["w"], torch.Tensor):
-        return incorrect(
-            "maxima['w'] is a tensor: keep a number (.item()), so the hook holds no gradient-sized memory"
-        )
-    if maxima["w"] != 5.0:
-        return incorrect(f"maxima['w'] is {maxima['w']!r}; for a gradient [3, -5] the largest |grad| is 5.0")
-    return correct("the hook stored 5.0 and returned None, so backward ran and the gradient is untouched.")
+    if name == "powbackward":
+        return incorrect("there is no ** here; the zero arrives first, so the NaN is made one node earlier")
+    return incorrect(
+        f"{anomaly_node!r} is not it: list the backward nodes of sqrt(v) * 0 and follow the gradient"
+    )
 
 
 ACTIVITIES = (
     Activity(
         id="08.1",
-        task="Predict x.grad when a hook on y = 2x returns grad * 2 and z = y ** 2 at x = 3.",
-        names=("predicted_x_grad",),
-        check=_check_predicted_x_grad,
+        task="Find the pairs of a new batch whose own gradient is non-finite, with per-sample gradients.",
+        names=("nan_pairs",),
+        check=_check_nan_pairs,
         hints=(
-            "Without the hook: dz/dy = 2y = 12 and dz/dx = 2 * 12 = 24.",
-            "The hook's return value replaces dz/dy before it flows on to x.",
+            "vmap(grad(pair_loss), in_dims=(None, 0, 0, 0))(params, points_b[left_b], points_b[right_b], "
+            "torch.ones(8)) gives one gradient per pair.",
+            "torch.isfinite(g['weight']).flatten(1).all(dim=1) is False for the pairs you want; "
+            ".nonzero() lists them.",
         ),
-        solution="predicted_x_grad = 48.0",
+        solution=(
+            "g = vmap(grad(pair_loss), in_dims=(None, 0, 0, 0))(params, points_b[left_b], points_b[right_b], "
+            "torch.ones(8))\n"
+            "nan_pairs = (~torch.isfinite(g['weight']).flatten(1).all(dim=1)).nonzero().flatten().tolist()"
+        ),
     ),
     Activity(
         id="08.2",
-        task="Write a hook record_max(grad) storing grad.abs().max().item() in maxima['w'], returning None.",
-        names=("record_max", "maxima"),
-        check=_check_record_max,
+        task="Predict which backward node detect_anomaly names for (torch.sqrt(v) * 0).sum() at v = [0, 4].",
+        names=("anomaly_node",),
+        check=_check_anomaly_node,
         hints=(
-            "A lambda returns the value of its expression; dict.setdefault returns the stored float.",
-            "Use a def with a plain assignment, maxima['w'] = ..., and no return statement.",
+            "Backward runs MulBackward0 first: it sends grad * 0 = 0 to sqrt's output.",
+            "SqrtBackward0 then multiplies that 0 by 1 / (2 sqrt(0)) = inf.",
         ),
-        solution='maxima = {}\n\n\ndef record_max(grad):\n    maxima["w"] = grad.abs().max().item()',
+        solution='anomaly_node = "SqrtBackward0"',
     ),
 )

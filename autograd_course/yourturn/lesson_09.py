@@ -1,9 +1,7 @@
-"""Your-turn activities of lesson 09 · Clipping and norms."""
+"""Your-turn activities of lesson 09 · Gradient hooks."""
 
 from __future__ import annotations
 
-import copy
-import math
 from typing import Any
 
 from autograd_course.yourturn.engine import Activity, correct, incorrect
@@ -11,90 +9,136 @@ from autograd_course.yourturn.engine import Activity, correct, incorrect
 __all__ = ["ACTIVITIES"]
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _check_clip_prediction(predicted_return: Any, predicted_grad: Any) -> tuple:
-    if not _is_number(predicted_return):
-        return incorrect(f"expected predicted_return to be a number, got {predicted_return!r}")
-    grad = predicted_grad
-    if not isinstance(grad, (list, tuple)) or len(grad) != 2 or not all(_is_number(g) for g in grad):
-        return incorrect(f"expected predicted_grad to be a list of two numbers, got {grad!r}")
-    if math.isclose(predicted_return, 1.0):
-        return incorrect("you predicted 1.0: clip_grad_norm_ returns the total norm *before* clipping")
-    if not math.isclose(predicted_return, 5.0, rel_tol=1e-6):
-        return incorrect(f"you predicted {predicted_return}; the 2-norm of [3, 4] is sqrt(9 + 16)")
-    if not all(math.isclose(a, b, rel_tol=1e-3) for a, b in zip(grad, (0.6, 0.8))):
+def _check_predicted_x_grad(predicted_x_grad: Any) -> tuple:
+    if not isinstance(predicted_x_grad, (int, float)) or isinstance(predicted_x_grad, bool):
         return incorrect(
-            f"the return value is right; p.grad afterwards is not {list(grad)}: it is scaled by 1/5"
+            f"expected a number such as 10.0, got {type(predicted_x_grad).__name__} {predicted_x_grad!r}"
         )
-    return correct("it returns 5.0, the norm before clipping, and scales p.grad to [0.6, 0.8], norm 1.")
+    if abs(predicted_x_grad - 48.0) < 1e-6:
+        return correct("dz/dy = 2y = 12, the hook doubles it to 24, and dy/dx = 2 gives x.grad = 48.")
+    if abs(predicted_x_grad - 24.0) < 1e-6:
+        return incorrect(
+            "you gave 24, the gradient without the hook; its return value replaces dz/dy before x sees it"
+        )
+    if abs(predicted_x_grad - 12.0) < 1e-6:
+        return incorrect(
+            "you gave 12, dz/dy at y; x.grad is dz/dx, one more step of the chain rule (dy/dx = 2)"
+        )
+    return incorrect(
+        f"you gave {predicted_x_grad}; work out dz/dy = 2y at x = 3, double it (the hook), times dy/dx"
+    )
 
 
-def _check_clipped_step(clipped_step: Any) -> tuple:
+def _check_record_max(record_max: Any, maxima: Any) -> tuple:
     import torch
-    from torch import nn
 
-    if not callable(clipped_step):
-        return incorrect(f"expected clipped_step to be a function, got {type(clipped_step).__name__}")
-    g = torch.Generator().manual_seed(0)
-    x = torch.randn(32, 4, generator=g) * torch.tensor([0.3, 0.3, 0.3, 3.0])
-    y = x @ torch.tensor([[3.0], [-6.0], [1.5], [0.0]])
-    model = nn.Linear(4, 1)
-    nn.init.zeros_(model.weight), nn.init.zeros_(model.bias)  # the same start every time
-    reference = copy.deepcopy(model)
-    ((reference(x) - y) ** 2).mean().backward()
-    expected_norm = torch.nn.utils.clip_grad_norm_(reference.parameters(), max_norm=1.0)
-    expected = [p - 0.1 * p.grad for p in reference.parameters()]
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    norm = clipped_step(model, optimizer, x, y)
-    if not isinstance(norm, torch.Tensor):
-        return incorrect(f"clipped_step should return the tensor clip_grad_norm_ returns, got {norm!r}")
-    if float(norm) == 0.0:
+    if not callable(record_max):
         return incorrect(
-            "it returned 0: the clipping call still runs before backward(), when there is no gradient"
+            f"expected record_max to be a function of one argument, got {type(record_max).__name__}"
         )
-    if not torch.allclose(norm, expected_norm, rtol=1e-4):
+    if not isinstance(maxima, dict):
+        return incorrect(f"expected maxima to be a dict, got {type(maxima).__name__}")
+    maxima.clear()
+    w = torch.tensor([2.0, -1.0], requires_grad=True)
+    w.register_hook(record_max)
+    try:
+        (w * torch.tensor([3.0, -5.0])).sum().backward()
+    except TypeError as error:
         return incorrect(
-            f"it returned {float(norm):.4g}, expected the norm before clipping, {float(expected_norm):.4g}"
+            f"backward raised TypeError ({error}): the hook must return None, not the value it stores"
         )
-    if not all(torch.allclose(p, e, atol=1e-6) for p, e in zip(model.parameters(), expected)):
+    if w.grad.tolist() != [3.0, -5.0]:
         return incorrect(
-            "the norm is right but the step is not: clip between backward() and step(), not after step()"
+            f"the gradient changed to {w.grad.tolist()} (expected [3.0, -5.0]): return None from the hook"
         )
-    return correct(f"it clipped a norm of {float(expected_norm):.3g} to 1 before step() used the gradients.")
+    if "w" not in maxima:
+        return incorrect(
+            f"maxima holds {maxima!r} after backward; store the largest |grad| under the key 'w'"
+        )
+    if isinstance(maxima["w"], torch.Tensor):
+        return incorrect(
+            "maxima['w'] is a tensor: keep a number (.item()), so the hook holds no gradient-sized memory"
+        )
+    if maxima["w"] != 5.0:
+        return incorrect(f"maxima['w'] is {maxima['w']!r}; for a gradient [3, -5] the largest |grad| is 5.0")
+    return correct("the hook stored 5.0 and returned None, so backward ran and the gradient is untouched.")
+
+
+def _check_final_norms(watch_final_norms: Any) -> tuple:
+    import torch
+
+    from helpers import TinyNet, make_tiny_problem
+
+    if not callable(watch_final_norms):
+        return incorrect(f"expected a function of (model, norms), got {type(watch_final_norms).__name__}")
+    model, norms = TinyNet(seed=1), {}
+    x, y = make_tiny_problem(seed=1, n=16)
+    handles = watch_final_norms(model, norms)
+    if not isinstance(handles, (list, tuple)) or not all(hasattr(h, "remove") for h in handles):
+        return incorrect(f"return the list of handles the register calls give, got {handles!r}")
+    for part in range(4):  # four micro-batches, one step
+        rows = slice(4 * part, 4 * part + 4)
+        ((model(x[rows]) - y[rows]) ** 2).mean().backward()
+    for handle in handles:
+        handle.remove()
+    expected = {name: p.grad.norm().item() for name, p in model.named_parameters()}
+    if set(norms) != set(expected):
+        return incorrect(f"norms has the keys {sorted(norms)}, expected every parameter: {sorted(expected)}")
+    if any(isinstance(v, torch.Tensor) for v in norms.values()):
+        return incorrect("store floats (.item()), not tensors: a tensor keeps gradient memory alive")
+    off = [n for n in expected if abs(norms[n] - expected[n]) > 1e-5 * max(1.0, expected[n])]
+    if off:
+        return incorrect(
+            f"{', '.join(off)}: the stored norm is not the norm of the complete .grad; a tensor hook sees "
+            "one micro-batch's share, register_post_accumulate_grad_hook sees the sum"
+        )
+    return correct("a post-accumulate hook on every parameter read the complete gradient after each pass.")
 
 
 ACTIVITIES = (
     Activity(
         id="09.1",
-        task="Predict what clip_grad_norm_([p], max_norm=1.0) returns for p.grad = [3, 4], and p.grad after.",
-        names=("predicted_return", "predicted_grad"),
-        check=_check_clip_prediction,
+        task="Predict x.grad when a hook on y = 2x returns grad * 2 and z = y ** 2 at x = 3.",
+        names=("predicted_x_grad",),
+        check=_check_predicted_x_grad,
         hints=(
-            "The total norm of [3, 4] is sqrt(3² + 4²).",
-            "The return value is the norm before clipping; the gradient is scaled by max_norm / norm.",
+            "Without the hook: dz/dy = 2y = 12 and dz/dx = 2 * 12 = 24.",
+            "The hook's return value replaces dz/dy before it flows on to x.",
         ),
-        solution="predicted_return = 5.0\npredicted_grad = [0.6, 0.8]",
+        solution="predicted_x_grad = 48.0",
     ),
     Activity(
         id="09.2",
-        task="Move the clipping call in clipped_step so it clips the gradients step() uses.",
-        names=("clipped_step",),
-        check=_check_clipped_step,
+        task="Write a hook record_max(grad) storing grad.abs().max().item() in maxima['w'], returning None.",
+        names=("record_max", "maxima"),
+        check=_check_record_max,
         hints=(
-            "Right after zero_grad() every .grad is None: there is nothing to clip yet.",
-            "The order is zero_grad, forward, backward, clip, step.",
+            "A lambda returns the value of its expression; dict.setdefault returns the stored float.",
+            "Use a def with a plain assignment, maxima['w'] = ..., and no return statement.",
+        ),
+        solution='maxima = {}\n\n\ndef record_max(grad):\n    maxima["w"] = grad.abs().max().item()',
+    ),
+    Activity(
+        id="09.3",
+        task=(
+            "Write watch_final_norms(model, norms): store every parameter's complete-gradient norm; "
+            "return the handles."
+        ),
+        names=("watch_final_norms",),
+        check=_check_final_norms,
+        hints=(
+            "register_hook sees one backward's contribution; the complete gradient is in param.grad "
+            "afterwards.",
+            "param.register_post_accumulate_grad_hook(fn) calls fn(param) once .grad holds the sum.",
         ),
         solution=(
-            "def clipped_step(model, optimizer, x, y):\n"
-            "    optimizer.zero_grad()\n"
-            "    loss = ((model(x) - y) ** 2).mean()\n"
-            "    loss.backward()\n"
-            "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
-            "    optimizer.step()\n"
-            "    return norm"
+            "def watch_final_norms(model, norms):\n"
+            "    handles = []\n"
+            "    for name, param in model.named_parameters():\n"
+            "        def store(p, name=name):\n"
+            "            norms[name] = p.grad.norm().item()\n"
+            "        handles.append(param.register_post_accumulate_grad_hook(store))\n"
+            "    return handles"
         ),
     ),
 )

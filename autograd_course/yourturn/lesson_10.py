@@ -1,7 +1,8 @@
-"""Your-turn activities of lesson 10 · Gradients as values."""
+"""Your-turn activities of lesson 10 · Clipping and norms."""
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
@@ -10,78 +11,90 @@ from autograd_course.yourturn.engine import Activity, correct, incorrect
 __all__ = ["ACTIVITIES"]
 
 
-def _check_predicted_vjp(predicted_vjp: Any) -> tuple:
-    values = predicted_vjp
-    numbers = isinstance(values, (list, tuple)) and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
-    )
-    if not numbers or len(values) != 3:
-        return incorrect(f"expected a list of three numbers such as [1.0, 1.0, 1.0], got {values!r}")
-    if all(math.isclose(a, b) for a, b in zip(values, (2.0, 4.0, 6.0))):
-        return incorrect(
-            "[2, 4, 6] is 2x, the gradient for v = ones; here v weights each element: [1, 0, -1]"
-        )
-    if not all(math.isclose(a, b, abs_tol=1e-9) for a, b in zip(values, (2.0, 0.0, -6.0))):
-        return incorrect(
-            f"you predicted {list(values)}; x.grad is v times the diagonal 2x, element by element"
-        )
-    return correct("vᵀJ with J = diag(2x) = diag(2, 4, 6) and v = [1, 0, -1] gives [2, 0, -6].")
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _check_input_gradient(input_gradient: Any) -> tuple:
+def _check_clip_prediction(predicted_return: Any, predicted_grad: Any) -> tuple:
+    if not _is_number(predicted_return):
+        return incorrect(f"expected predicted_return to be a number, got {predicted_return!r}")
+    grad = predicted_grad
+    if not isinstance(grad, (list, tuple)) or len(grad) != 2 or not all(_is_number(g) for g in grad):
+        return incorrect(f"expected predicted_grad to be a list of two numbers, got {grad!r}")
+    if math.isclose(predicted_return, 1.0):
+        return incorrect("you predicted 1.0: clip_grad_norm_ returns the total norm *before* clipping")
+    if not math.isclose(predicted_return, 5.0, rel_tol=1e-6):
+        return incorrect(f"you predicted {predicted_return}; the 2-norm of [3, 4] is sqrt(9 + 16)")
+    if not all(math.isclose(a, b, rel_tol=1e-3) for a, b in zip(grad, (0.6, 0.8))):
+        return incorrect(
+            f"the return value is right; p.grad afterwards is not {list(grad)}: it is scaled by 1/5"
+        )
+    return correct("it returns 5.0, the norm before clipping, and scales p.grad to [0.6, 0.8], norm 1.")
+
+
+def _check_clipped_step(clipped_step: Any) -> tuple:
     import torch
     from torch import nn
 
-    if not callable(input_gradient):
-        return incorrect(f"expected input_gradient to be a function, got {type(input_gradient).__name__}")
-    torch.manual_seed(0)
-    critic = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
-    points = torch.randn(5, 3).requires_grad_()
-    grad = input_gradient(critic(points), points)
-    if not isinstance(grad, torch.Tensor) or grad.shape != points.shape:
-        return incorrect(f"expected a tensor shaped like points, (5, 3), got {type(grad).__name__} {grad!r}")
-    (reference,) = torch.autograd.grad(critic(points).sum(), points)
-    if not torch.allclose(grad.detach(), reference):
-        return incorrect("those are not the values of d out.sum() / d points")
-    if grad.grad_fn is None:
+    if not callable(clipped_step):
+        return incorrect(f"expected clipped_step to be a function, got {type(clipped_step).__name__}")
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(32, 4, generator=g) * torch.tensor([0.3, 0.3, 0.3, 3.0])
+    y = x @ torch.tensor([[3.0], [-6.0], [1.5], [0.0]])
+    model = nn.Linear(4, 1)
+    nn.init.zeros_(model.weight), nn.init.zeros_(model.bias)  # the same start every time
+    reference = copy.deepcopy(model)
+    ((reference(x) - y) ** 2).mean().backward()
+    expected_norm = torch.nn.utils.clip_grad_norm_(reference.parameters(), max_norm=1.0)
+    expected = [p - 0.1 * p.grad for p in reference.parameters()]
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    norm = clipped_step(model, optimizer, x, y)
+    if not isinstance(norm, torch.Tensor):
+        return incorrect(f"clipped_step should return the tensor clip_grad_norm_ returns, got {norm!r}")
+    if float(norm) == 0.0:
         return incorrect(
-            "the gradient has no grad_fn: it is a constant, so a penalty built from it trains nothing"
+            "it returned 0: the clipping call still runs before backward(), when there is no gradient"
         )
-    penalty = ((grad.norm(dim=1) - 1) ** 2).mean()
-    penalty.backward()
-    weight_grad = critic[0].weight.grad
-    if weight_grad is None or not bool(weight_grad.abs().sum() > 0):
-        return incorrect("the penalty's backward did not reach the critic's first layer")
-    return correct(
-        "create_graph=True: the gradient carries a grad_fn and the penalty reaches the critic's weights."
-    )
+    if not torch.allclose(norm, expected_norm, rtol=1e-4):
+        return incorrect(
+            f"it returned {float(norm):.4g}, expected the norm before clipping, {float(expected_norm):.4g}"
+        )
+    if not all(torch.allclose(p, e, atol=1e-6) for p, e in zip(model.parameters(), expected)):
+        return incorrect(
+            "the norm is right but the step is not: clip between backward() and step(), not after step()"
+        )
+    return correct(f"it clipped a norm of {float(expected_norm):.3g} to 1 before step() used the gradients.")
 
 
 ACTIVITIES = (
     Activity(
         id="10.1",
-        task="Predict x.grad after (x ** 2).backward(v) at x = [1, 2, 3], v = [1, 0, -1].",
-        names=("predicted_vjp",),
-        check=_check_predicted_vjp,
+        task="Predict what clip_grad_norm_([p], max_norm=1.0) returns for p.grad = [3, 4], and p.grad after.",
+        names=("predicted_return", "predicted_grad"),
+        check=_check_clip_prediction,
         hints=(
-            "backward(v) computes vᵀJ; for y = x² the Jacobian J is diagonal.",
-            "Each element: v_i * 2 x_i.",
+            "The total norm of [3, 4] is sqrt(3² + 4²).",
+            "The return value is the norm before clipping; the gradient is scaled by max_norm / norm.",
         ),
-        solution="predicted_vjp = [2.0, 0.0, -6.0]",
+        solution="predicted_return = 5.0\npredicted_grad = [0.6, 0.8]",
     ),
     Activity(
         id="10.2",
-        task="Write input_gradient(out, points): d out.sum() / d points, differentiable again.",
-        names=("input_gradient",),
-        check=_check_input_gradient,
+        task="Move the clipping call in clipped_step so it clips the gradients step() uses.",
+        names=("clipped_step",),
+        check=_check_clipped_step,
         hints=(
-            "By default torch.autograd.grad returns a constant: a leaf without grad_fn.",
-            "One keyword argument of torch.autograd.grad records the backward pass itself.",
+            "Right after zero_grad() every .grad is None: there is nothing to clip yet.",
+            "The order is zero_grad, forward, backward, clip, step.",
         ),
         solution=(
-            "def input_gradient(out, points):\n"
-            "    (grad,) = torch.autograd.grad(out.sum(), points, create_graph=True)\n"
-            "    return grad"
+            "def clipped_step(model, optimizer, x, y):\n"
+            "    optimizer.zero_grad()\n"
+            "    loss = ((model(x) - y) ** 2).mean()\n"
+            "    loss.backward()\n"
+            "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
+            "    optimizer.step()\n"
+            "    return norm"
         ),
     ),
 )

@@ -1,93 +1,136 @@
-"""Your-turn activities of lesson 11 · A debugging harness."""
+"""Your-turn activities of lesson 11 · Gradients as values."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from autograd_course.yourturn.answers import member_name
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
 
-def _frozen_and_left_out_status() -> str:
-    """What classify_parameter_gradients says of a frozen parameter left out of the optimizer."""
+def _check_predicted_vjp(predicted_vjp: Any) -> tuple:
+    values = predicted_vjp
+    numbers = isinstance(values, (list, tuple)) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
+    )
+    if not numbers or len(values) != 3:
+        return incorrect(f"expected a list of three numbers such as [1.0, 1.0, 1.0], got {values!r}")
+    if all(math.isclose(a, b) for a, b in zip(values, (2.0, 4.0, 6.0))):
+        return incorrect(
+            "[2, 4, 6] is 2x, the gradient for v = ones; here v weights each element: [1, 0, -1]"
+        )
+    if not all(math.isclose(a, b, abs_tol=1e-9) for a, b in zip(values, (2.0, 0.0, -6.0))):
+        return incorrect(
+            f"you predicted {list(values)}; x.grad is v times the diagonal 2x, element by element"
+        )
+    return correct("vᵀJ with J = diag(2x) = diag(2, 4, 6) and v = [1, 0, -1] gives [2, 0, -6].")
+
+
+def _check_input_gradient(input_gradient: Any) -> tuple:
     import torch
     from torch import nn
 
-    from helpers import classify_parameter_gradients
-
-    layer = nn.Linear(2, 1)
-    layer.weight.requires_grad_(False)
-    optimizer = torch.optim.SGD([layer.bias], lr=0.1)
-    layer(torch.ones(1, 2)).sum().backward()
-    return classify_parameter_gradients(layer, optimizer).status["weight"].name
-
-
-def _check_predicted_status(predicted_status: Any) -> tuple:
-    from helpers import GradStatus
-
-    name = member_name(predicted_status, GradStatus)
-    if name is None:
-        return incorrect(f"expected a GradStatus such as GradStatus.OK, got {predicted_status!r}")
-    actual = _frozen_and_left_out_status()  # asked of the toolkit itself, so the check cannot drift from it
-    if name == actual:
-        return correct(
-            f"{actual}: requires_grad is the first question, so the optimizer is never asked about it."
-        )
-    if name == "NOT_IN_OPTIMIZER":
+    if not callable(input_gradient):
+        return incorrect(f"expected input_gradient to be a function, got {type(input_gradient).__name__}")
+    torch.manual_seed(0)
+    critic = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
+    points = torch.randn(5, 3).requires_grad_()
+    grad = input_gradient(critic(points), points)
+    if not isinstance(grad, torch.Tensor) or grad.shape != points.shape:
+        return incorrect(f"expected a tensor shaped like points, (5, 3), got {type(grad).__name__} {grad!r}")
+    (reference,) = torch.autograd.grad(critic(points).sum(), points)
+    if not torch.allclose(grad.detach(), reference):
+        return incorrect("those are not the values of d out.sum() / d points")
+    if grad.grad_fn is None:
         return incorrect(
-            "NOT_IN_OPTIMIZER is asked later; the questions go in order and the first 'yes' wins"
+            "the gradient has no grad_fn: it is a constant, so a penalty built from it trains nothing"
         )
-    if name == "NO_GRAD":
-        return incorrect(
-            "it has no .grad, true, but an earlier question already decided: look at the tree's top"
-        )
-    return incorrect(f"{name} comes from a later question; follow the decision tree from its first question")
+    penalty = ((grad.norm(dim=1) - 1) ** 2).mean()
+    penalty.backward()
+    weight_grad = critic[0].weight.grad
+    if weight_grad is None or not bool(weight_grad.abs().sum() > 0):
+        return incorrect("the penalty's backward did not reach the critic's first layer")
+    return correct(
+        "create_graph=True: the gradient carries a grad_fn and the penalty reaches the critic's weights."
+    )
 
 
-def _check_tidy_forward(tidy_forward: Any) -> tuple:
+def _check_directional_derivative(directional_derivative: Any) -> tuple:
     import torch
 
-    from helpers import TinyNet, make_tiny_problem
-
-    if not callable(tidy_forward):
-        return incorrect(f"expected tidy_forward to be a function, got {type(tidy_forward).__name__}")
-    model = TinyNet(seed=0)
-    x, y = make_tiny_problem(seed=0, n=8)
-    out = tidy_forward(model, x)
-    if not isinstance(out, torch.Tensor) or not torch.allclose(out, model(x)):
-        return incorrect("tidy_forward(model, x) must give the same output as model(x)")
-    if not out.requires_grad:
-        return incorrect("the output does not require grad at all: nothing of the model is in the graph")
-    ((out - y) ** 2).mean().backward()
-    missing = [n for n, p in model.named_parameters() if p.grad is None]
-    if missing:
-        return incorrect(f"{', '.join(missing)} got no gradient: the graph is still cut between fc1 and fc2")
-    return correct("every parameter gets a gradient: .tolist() left the graph, h itself stays in it.")
+    if not callable(directional_derivative):
+        return incorrect(f"expected a function of (f, x, u), got {type(directional_derivative).__name__}")
+    gen = torch.Generator().manual_seed(3)
+    cases = [
+        (lambda t: (torch.exp(2 * t) * torch.sin(3 * t)).sum(), 8),
+        (lambda t: torch.log1p(t**2).mean() * t.sum(), 6),
+    ]
+    for f, n in cases:
+        x, u = torch.randn(n, generator=gen), torch.randn(n, generator=gen)
+        x64 = x.double().requires_grad_()
+        f(x64).backward()
+        exact = (x64.grad * u.double()).sum().item()
+        try:
+            with torch.no_grad():
+                got = directional_derivative(f, x, u)
+        except RuntimeError as exc:
+            return incorrect(
+                f"it raised under torch.no_grad() ({str(exc).splitlines()[0][:80]}): "
+                "backward is not available here; forward mode needs none"
+            )
+        value = got.item() if isinstance(got, torch.Tensor) and got.numel() == 1 else got
+        if not isinstance(value, float):
+            return incorrect(f"expected a float (the J u of jvp, .item()), got {type(got).__name__} {got!r}")
+        if abs(value - exact) > 2e-6 * max(1.0, abs(exact)):
+            return incorrect(
+                f"got {value:.7g}, exact {exact:.7g}: a finite difference in float32 cannot get this close; "
+                "use torch.func.jvp"
+            )
+    return correct("forward mode: exact to rounding in float32, with no backward pass and no epsilon.")
 
 
 ACTIVITIES = (
     Activity(
         id="11.1",
-        task="Predict the GradStatus of a parameter that is frozen and also missing from the optimizer.",
-        names=("predicted_status",),
-        check=_check_predicted_status,
+        task="Predict x.grad after (x ** 2).backward(v) at x = [1, 2, 3], v = [1, 0, -1].",
+        names=("predicted_vjp",),
+        check=_check_predicted_vjp,
         hints=(
-            "classify_parameter_gradients asks its questions in order; the first 'yes' names the status.",
-            "Look at the first question of the decision tree above.",
+            "backward(v) computes vᵀJ; for y = x² the Jacobian J is diagonal.",
+            "Each element: v_i * 2 x_i.",
         ),
-        solution="predicted_status = GradStatus.FROZEN",
+        solution="predicted_vjp = [2.0, 0.0, -6.0]",
     ),
     Activity(
         id="11.2",
-        task="Write tidy_forward(model, x): TinyNet's output with every parameter in the graph.",
-        names=("tidy_forward",),
-        check=_check_tidy_forward,
+        task="Write input_gradient(out, points): d out.sum() / d points, differentiable again.",
+        names=("input_gradient",),
+        check=_check_input_gradient,
         hints=(
-            ".tolist() copies the values to Python floats: no tensor, no history.",
-            "h already is a tensor on the right device; use it as it is.",
+            "By default torch.autograd.grad returns a constant: a leaf without grad_fn.",
+            "One keyword argument of torch.autograd.grad records the backward pass itself.",
         ),
-        solution="def tidy_forward(model, x):\n    h = torch.relu(model.fc1(x))\n    return model.fc2(h)",
+        solution=(
+            "def input_gradient(out, points):\n"
+            "    (grad,) = torch.autograd.grad(out.sum(), points, create_graph=True)\n"
+            "    return grad"
+        ),
+    ),
+    Activity(
+        id="11.3",
+        task="Write directional_derivative(f, x, u): the derivative of f at x along u, by forward mode.",
+        names=("directional_derivative",),
+        check=_check_directional_derivative,
+        hints=(
+            "torch.func.jvp(f, (x,), (u,)) returns two things: f(x) and J u.",
+            "For a scalar f, J u is a 0-dimensional tensor: .item() makes it a float.",
+        ),
+        solution=(
+            "def directional_derivative(f, x, u):\n"
+            "    _, tangent = jvp(f, (x,), (u,))\n"
+            "    return tangent.item()"
+        ),
     ),
 )

@@ -1,4 +1,4 @@
-"""Your-turn activities of lesson 12 · The autograd doctor."""
+"""Your-turn activities of lesson 12 · A debugging harness."""
 
 from __future__ import annotations
 
@@ -10,94 +10,84 @@ from autograd_course.yourturn.engine import Activity, correct, incorrect
 __all__ = ["ACTIVITIES"]
 
 
-def _swapped_step_stage() -> str:
-    """What diagnose reports, here and now, for a TinyNet step that calls step() before backward()."""
-    import torch
-
-    from helpers import TinyNet, diagnose, make_tiny_problem
-
-    x, y = make_tiny_problem(seed=0)
-    model = TinyNet(seed=0)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-
-    def train_step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(x) - y) ** 2).mean()
-        optimizer.step()
-        loss.backward()
-        return loss
-
-    return diagnose(train_step, model, optimizer).stage.name
-
-
-def _check_predicted_stage(predicted_stage: Any) -> tuple:
-    from helpers import Stage
-
-    name = member_name(predicted_stage, Stage)
-    if name is None:
-        return incorrect(f"expected a Stage such as Stage.OK, got {predicted_stage!r}")
-    actual = _swapped_step_stage()  # asked of the doctor itself, so the check cannot drift from it
-    if name == actual:
-        return correct(f"step() ran while .grad was still None, so nothing moved: {actual}.")
-    if name in ("GRAD_MISSING", "OK"):
-        return incorrect(f"{name}: backward does fill .grad, and the forward is fine; ask what step() saw")
-    return incorrect(
-        f"{name} is not it: nothing is wrong until optimizer.step() runs; what did it have to apply?"
-    )
-
-
-def _check_fixed_list_net(FixedListNet: Any) -> tuple:
+def _frozen_and_left_out_status() -> str:
+    """What classify_parameter_gradients says of a frozen parameter left out of the optimizer."""
     import torch
     from torch import nn
 
-    if not (isinstance(FixedListNet, type) and issubclass(FixedListNet, nn.Module)):
-        return incorrect(f"expected FixedListNet to be an nn.Module class, got {FixedListNet!r}")
-    model = FixedListNet()
-    shapes = sorted(tuple(p.shape) for p in model.parameters())
-    if shapes == [(1,), (1, 4)]:
-        return incorrect("model.parameters() still lists only the head: a plain list is not registered")
-    if shapes != [(1,), (1, 4), (4,), (4,), (4, 4), (4, 4)]:
-        return incorrect(
-            f"expected the two 4x4 blocks and the head, model.parameters() lists shapes {shapes}"
+    from helpers import classify_parameter_gradients
+
+    layer = nn.Linear(2, 1)
+    layer.weight.requires_grad_(False)
+    optimizer = torch.optim.SGD([layer.bias], lr=0.1)
+    layer(torch.ones(1, 2)).sum().backward()
+    return classify_parameter_gradients(layer, optimizer).status["weight"].name
+
+
+def _check_predicted_status(predicted_status: Any) -> tuple:
+    from helpers import GradStatus
+
+    name = member_name(predicted_status, GradStatus)
+    if name is None:
+        return incorrect(f"expected a GradStatus such as GradStatus.OK, got {predicted_status!r}")
+    actual = _frozen_and_left_out_status()  # asked of the toolkit itself, so the check cannot drift from it
+    if name == actual:
+        return correct(
+            f"{actual}: requires_grad is the first question, so the optimizer is never asked about it."
         )
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    before = [p.detach().clone() for p in model.parameters()]
-    model(torch.randn(8, 4)).pow(2).mean().backward()
-    optimizer.step()
-    unchanged = sum(torch.equal(b, p) for b, p in zip(before, model.parameters()))
-    if unchanged:
+    if name == "NOT_IN_OPTIMIZER":
         return incorrect(
-            f"{unchanged} parameter tensors did not move after one step: is every block used in forward?"
+            "NOT_IN_OPTIMIZER is asked later; the questions go in order and the first 'yes' wins"
         )
-    return correct("nn.ModuleList registers the blocks: listed, moved by .to(), saved, and trained.")
+    if name == "NO_GRAD":
+        return incorrect(
+            "it has no .grad, true, but an earlier question already decided: look at the tree's top"
+        )
+    return incorrect(f"{name} comes from a later question; follow the decision tree from its first question")
+
+
+def _check_tidy_forward(tidy_forward: Any) -> tuple:
+    import torch
+
+    from helpers import TinyNet, make_tiny_problem
+
+    if not callable(tidy_forward):
+        return incorrect(f"expected tidy_forward to be a function, got {type(tidy_forward).__name__}")
+    model = TinyNet(seed=0)
+    x, y = make_tiny_problem(seed=0, n=8)
+    out = tidy_forward(model, x)
+    if not isinstance(out, torch.Tensor) or not torch.allclose(out, model(x)):
+        return incorrect("tidy_forward(model, x) must give the same output as model(x)")
+    if not out.requires_grad:
+        return incorrect("the output does not require grad at all: nothing of the model is in the graph")
+    ((out - y) ** 2).mean().backward()
+    missing = [n for n, p in model.named_parameters() if p.grad is None]
+    if missing:
+        return incorrect(f"{', '.join(missing)} got no gradient: the graph is still cut between fc1 and fc2")
+    return correct("every parameter gets a gradient: .tolist() left the graph, h itself stays in it.")
 
 
 ACTIVITIES = (
     Activity(
         id="12.1",
-        task="Predict the stage diagnose reports when optimizer.step() runs before loss.backward().",
-        names=("predicted_stage",),
-        check=_check_predicted_stage,
+        task="Predict the GradStatus of a parameter that is frozen and also missing from the optimizer.",
+        names=("predicted_status",),
+        check=_check_predicted_status,
         hints=(
-            "The step zeroes .grad to None first; what does optimizer.step() do with a .grad that is None?",
-            "The parameters never change although backward gives them gradients afterwards.",
+            "classify_parameter_gradients asks its questions in order; the first 'yes' names the status.",
+            "Look at the first question of the decision tree above.",
         ),
-        solution="predicted_stage = Stage.PARAMS_NOT_UPDATED",
+        solution="predicted_status = GradStatus.FROZEN",
     ),
     Activity(
         id="12.2",
-        task="Write FixedListNet: ListNet with its blocks registered.",
-        names=("FixedListNet",),
-        check=_check_fixed_list_net,
+        task="Write tidy_forward(model, x): TinyNet's output with every parameter in the graph.",
+        names=("tidy_forward",),
+        check=_check_tidy_forward,
         hints=(
-            "nn.Module registers modules assigned as attributes, and containers made for modules.",
-            "nn.ModuleList([...]) is the list that registers what it holds.",
+            ".tolist() copies the values to Python floats: no tensor, no history.",
+            "h already is a tensor on the right device; use it as it is.",
         ),
-        solution=(
-            "class FixedListNet(ListNet):\n"
-            "    def __init__(self) -> None:\n"
-            "        super().__init__()\n"
-            "        self.blocks = nn.ModuleList([nn.Linear(4, 4), nn.Linear(4, 4)])"
-        ),
+        solution="def tidy_forward(model, x):\n    h = torch.relu(model.fc1(x))\n    return model.fc2(h)",
     ),
 )

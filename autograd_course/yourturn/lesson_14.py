@@ -1,4 +1,4 @@
-"""Your-turn activities of lesson 14 · Bugs from the field: training tools."""
+"""Your-turn activities of lesson 14 · Bugs from the field: registration."""
 
 from __future__ import annotations
 
@@ -8,115 +8,93 @@ from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
+LEAVES = {"a", "c", "e"}
 
-def _models() -> tuple:
-    """Two identical small models, a batch and its labels."""
+
+def _stack_parameter_count() -> int:
+    """How many tensors Stack().parameters() lists, asked of torch itself."""
     import torch
     from torch import nn
 
-    torch.manual_seed(0)
-    a = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
-    b = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
-    b.load_state_dict(a.state_dict())
-    gen = torch.Generator().manual_seed(1)
-    return a, b, torch.randn(16, 4, generator=gen) * 10, torch.randint(0, 3, (16,), generator=gen)
-
-
-def _recording_scaler() -> Any:
-    """A CPU GradScaler that records which of unscale_ and step were called."""
-    import torch
-
-    class RecordingScaler(torch.amp.GradScaler):
+    class Stack(nn.Module):
         def __init__(self) -> None:
-            super().__init__("cpu")
-            self.calls: list[str] = []
+            super().__init__()
+            self.blocks = nn.ModuleList([nn.Linear(4, 4), nn.Linear(4, 4)])
+            self.extra = (nn.Linear(4, 4),)
+            self.scale = torch.ones(1, requires_grad=True)
+            self.head = nn.Linear(4, 1)
 
-        def unscale_(self, optimizer: Any) -> None:
-            self.calls.append("unscale_")
-            super().unscale_(optimizer)
-
-        def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
-            self.calls.append("step")
-            return super().step(optimizer, *args, **kwargs)
-
-    return RecordingScaler()
+    return len(list(Stack().parameters()))
 
 
-def _check_step(clipped_step: Any) -> tuple:
-    import torch
-    from torch import nn
-
-    if not callable(clipped_step):
-        return incorrect(f"expected a function, got {type(clipped_step).__name__}")
-    mine, reference, x, y = _models()
-    opt_mine = torch.optim.SGD(mine.parameters(), lr=0.1)
-    opt_ref = torch.optim.SGD(reference.parameters(), lr=0.1)
-    scaler = _recording_scaler()
-    clipped_step(mine, opt_mine, scaler, nn.functional.cross_entropy(mine(x), y))
-    nn.functional.cross_entropy(reference(x), y).backward()
-    nn.utils.clip_grad_norm_(reference.parameters(), max_norm=1.0)
-    opt_ref.step()
-    if "step" not in scaler.calls:
-        return incorrect(
-            "scaler.step(optimizer) was never called: with a GradScaler it replaces optimizer.step()"
+def _check_listed(listed: Any) -> tuple:
+    if not isinstance(listed, int) or isinstance(listed, bool):
+        return incorrect(f"expected a whole number of tensors, got {listed!r}")
+    actual = _stack_parameter_count()
+    if listed == actual:
+        return correct(
+            f"{actual}: two Linear layers in the ModuleList and the head, a weight and a bias each; "
+            "the tuple's layer and the plain tensor are not registered."
         )
-    diff = max((p - q).abs().max().item() for p, q in zip(mine.parameters(), reference.parameters()))
-    if diff > 1e-5:
-        calls = scaler.calls  # scaler.step calls unscale_ itself when the learner did not
-        unscaled_first = "unscale_" in calls and calls.index("unscale_") < calls.index("step")
-        where = "" if unscaled_first else " (clipping ran before scaler.unscale_)"
-        return incorrect(f"the step differs from a float32 step clipped at norm 1 by up to {diff:.2g}{where}")
-    return correct("the scaled step clips the true gradient and equals the float32 step.")
+    if listed in (actual + 1, actual + 2, actual + 3):
+        return incorrect(
+            f"{listed} counts something that is not registered: a tuple is not a ModuleList, "
+            "and a plain tensor is not a Parameter"
+        )
+    if listed == 3:
+        return incorrect(
+            "3 counts modules; parameters() lists tensors: each Linear holds a weight and a bias"
+        )
+    return incorrect(f"{listed} is not it: count weight and bias of each registered Linear")
 
 
-def _check_status(layers_status: Any) -> tuple:
-    from helpers import GradStatus
-
-    if not isinstance(layers_status, GradStatus):
-        return incorrect(f"expected a GradStatus such as GradStatus.NO_GRAD, got {layers_status!r}")
-    if layers_status is GradStatus.OK:
-        return correct("the non-reentrant version records the graph, so gradients reach the layers.")
-    return incorrect(
-        f"you said {layers_status.name}; use_reentrant=False does not need an input that requires grad"
-    )
+def _check_leaves(leaves: Any) -> tuple:
+    if not isinstance(leaves, (set, frozenset, list, tuple)) or not all(isinstance(n, str) for n in leaves):
+        return incorrect(f'expected a set of names such as {{"a", "b"}}, got {leaves!r}')
+    names = {n.strip().lower() for n in leaves}
+    if names == LEAVES:
+        return correct(
+            "a: .to('cpu') on a CPU tensor returns it; c and e ask for gradients after the last operation. "
+            "b and d are copies made by an operation: not leaves."
+        )
+    if "d" in names:
+        return incorrect(
+            "d: nn.Parameter is a leaf, but .to(float64) on it is an operation: its result is a copy"
+        )
+    if "b" in names:
+        return incorrect(
+            "b: .double() is an operation on a tensor that requires grad, so its result is not a leaf"
+        )
+    missing = sorted(LEAVES - names)
+    return incorrect(f"{', '.join(missing)} also: is any operation recorded after requires_grad was set?")
 
 
 ACTIVITIES = (
     Activity(
         id="14.1",
         task=(
-            "Write clipped_step(model, optimizer, scaler, loss): a GradScaler step that clips the true "
-            "gradient at norm 1."
+            "Predict how many tensors model.parameters() lists for Stack (ModuleList, tuple, plain "
+            "tensor, head)."
         ),
-        names=("clipped_step",),
-        check=_check_step,
+        names=("listed",),
+        check=_check_listed,
         hints=(
-            "Scale the loss for backward; before clipping, the gradients must be unscaled.",
-            "backward on scaler.scale(loss), then scaler.unscale_(optimizer), clip_grad_norm_, "
-            "scaler.step(optimizer), scaler.update().",
+            "Only Modules, Parameters and the nn containers are registered; a tuple and a plain tensor "
+            "are not.",
+            "Each nn.Linear holds two tensors: weight and bias.",
         ),
-        solution=(
-            "def clipped_step(model, optimizer, scaler, loss):\n"
-            "    optimizer.zero_grad()\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.unscale_(optimizer)\n"
-            "    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()"
-        ),
+        solution="listed = 6",
     ),
     Activity(
         id="14.2",
-        task=(
-            "Predict the status of the encoder layers' parameters with use_reentrant=False and the "
-            "frozen embedding."
-        ),
-        names=("layers_status",),
-        check=_check_status,
+        task="Predict which of five tensors made with requires_grad and .to/.double are leaves.",
+        names=("leaves",),
+        check=_check_leaves,
         hints=(
-            "The non-reentrant version records the forward graph as usual and only recomputes activations.",
-            "Does it still need an input that requires grad for backward to reach the parameters?",
+            "A tensor is a leaf when no recorded operation made it: requires_grad set last, or no copy "
+            "at all.",
+            "t.to('cpu') on a CPU tensor returns t itself; a change of dtype makes a copy.",
         ),
-        solution="layers_status = GradStatus.OK",
+        solution='leaves = {"a", "c", "e"}',
     ),
 )

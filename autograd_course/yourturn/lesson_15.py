@@ -1,0 +1,79 @@
+"""Your-turn activities of lesson 15 · Bugs from the field: layers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograd_course.yourturn.engine import Activity, correct, incorrect
+
+__all__ = ["ACTIVITIES"]
+
+
+def _check_prediction(running_mean_moves: Any) -> tuple:
+    if not isinstance(running_mean_moves, bool):
+        return incorrect(f"expected True or False, got {type(running_mean_moves).__name__}")
+    if running_mean_moves:
+        return correct("no_grad stops the recording of the graph, not BatchNorm's training-mode update.")
+    return incorrect("you said no; no_grad changes what autograd records, not what the forward pass does")
+
+
+def _check_function(TanhGate: Any) -> tuple:
+    import torch
+
+    if not (isinstance(TanhGate, type) and issubclass(TanhGate, torch.autograd.Function)):
+        return incorrect(f"expected a subclass of torch.autograd.Function, got {TanhGate!r}")
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(3, 4, dtype=torch.float64, generator=gen).requires_grad_(True)
+    w = torch.randn(3, 4, dtype=torch.float64, generator=gen).requires_grad_(True)
+    out = TanhGate.apply(x, w)
+    if not torch.allclose(out, torch.tanh(x * w)):
+        return incorrect("the forward pass is not tanh(x * w)")
+    try:
+        ok = torch.autograd.gradcheck(TanhGate.apply, (x, w))
+    except RuntimeError as exc:  # gradcheck names the wrong count or the mismatching input
+        return incorrect(str(exc).strip().splitlines()[0])
+    if not ok:
+        return incorrect("the gradients disagree with finite differences")
+    return correct("both gradients match finite differences in float64.")
+
+
+ACTIVITIES = (
+    Activity(
+        id="15.1",
+        task=(
+            "Predict whether a forward pass under torch.no_grad() in train mode moves BatchNorm's "
+            "running mean."
+        ),
+        names=("running_mean_moves",),
+        check=_check_prediction,
+        hints=(
+            "What does no_grad switch off: the graph, or the module's behaviour?",
+            "model.training is still True; the running statistics are updated by the forward pass itself.",
+        ),
+        solution="running_mean_moves = True",
+    ),
+    Activity(
+        id="15.2",
+        task="Write TanhGate, an autograd.Function for tanh(x * w) whose backward returns both gradients.",
+        names=("TanhGate",),
+        check=_check_function,
+        hints=(
+            "forward(ctx, x, w) has two tensor inputs, so backward returns two gradients, in that order.",
+            "With t = tanh(x * w): d/dx = grad * (1 - t**2) * w and d/dw = grad * (1 - t**2) * x.",
+        ),
+        solution=(
+            "class TanhGate(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x, w):\n"
+            "        t = torch.tanh(x * w)\n"
+            "        ctx.save_for_backward(x, w, t)\n"
+            "        return t\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        x, w, t = ctx.saved_tensors\n"
+            "        d = grad * (1 - t**2)\n"
+            "        return d * w, d * x"
+        ),
+    ),
+)

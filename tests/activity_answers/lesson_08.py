@@ -1,0 +1,32 @@
+"""Answers the lesson 08 checks must judge: right ones written another way, plausible wrong ones."""
+
+TABLE = {
+    "08.1": {
+        "right": [
+            "nan_pairs = [3, 1]",
+            "g = vmap(grad(pair_loss), in_dims=(None, 0, 0, 0))(\n"
+            "    params, points_b[left_b], points_b[right_b], torch.ones(8, device=device)\n"
+            ")\n"
+            'nan_pairs = [i for i in range(8) if not torch.isfinite(g["weight"][i]).all()]',
+        ],
+        "wrong": [
+            "nan_pairs = [2, 6]",
+            "nan_pairs = [3]",
+            "nan_pairs = []",
+            "nan_pairs = list(range(8))",
+        ],
+    },
+    "08.2": {
+        "right": [
+            'anomaly_node = "SqrtBackward"',
+            "anomaly_node = run_with_anomaly(\n"
+            "    lambda: (torch.sqrt(torch.tensor([0.0, 4.0], requires_grad=True)) * 0).sum().backward()\n"
+            ')[0].split("\'")[1]',
+        ],
+        "wrong": [
+            'anomaly_node = "PowBackward0"',
+            'anomaly_node = "MulBackward0"',
+            "anomaly_node = None",
+        ],
+    },
+}

@@ -1,0 +1,19 @@
+"""Answers the lesson 14 checks must judge: right ones written another way, plausible wrong ones."""
+
+TABLE = {
+    "14.1": {
+        "right": [
+            "listed = 2 * 2 + 2",
+            'listed = len(["0.weight", "0.bias", "1.weight", "1.bias", "head.weight", "head.bias"])',
+        ],
+        "wrong": ["listed = 8", "listed = 9", "listed = 3"],
+    },
+    "14.2": {
+        "right": ['leaves = ["e", "c", "a"]', 'leaves = frozenset("ace")'],
+        "wrong": [
+            'leaves = {"c", "e"}',
+            'leaves = {"a", "c", "d", "e"}',
+            'leaves = {"a", "b", "c", "d", "e"}',
+        ],
+    },
+}
