@@ -11,6 +11,8 @@ from pathlib import Path
 
 from autograd_course.protocol import LEARNER_ENV, LEARNER_FILE
 
+HUB_USER_ENV = "JUPYTERHUB_USER"  # set by JupyterHub in every single-user server and its kernels
+
 __all__ = ["LEARNER_ENV", "LEARNER_FILE", "read_learner", "recorded_learner", "write_learner"]
 
 
@@ -24,7 +26,7 @@ def recorded_learner(workspace: str | Path) -> str | None:
 
 
 def read_learner(start_dir: str | Path | None = None) -> str | None:
-    """The learner: env AUTOGRAD_COURSE_LEARNER, else course.json in the nearest ancestor of start_dir."""
+    """The learner: $AUTOGRAD_COURSE_LEARNER, else the nearest course.json, else $JUPYTERHUB_USER (a hub)."""
     env = os.environ.get(LEARNER_ENV, "").strip()
     if env:
         return env
@@ -37,7 +39,7 @@ def read_learner(start_dir: str | Path | None = None) -> str | None:
             except (OSError, ValueError, AttributeError):
                 return None
             return learner.strip() if isinstance(learner, str) and learner.strip() else None
-    return None
+    return os.environ.get(HUB_USER_ENV, "").strip() or None
 
 
 def write_learner(workspace: str | Path, learner: str) -> Path:
