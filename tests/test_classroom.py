@@ -166,7 +166,9 @@ def test_class_progress_refuses_a_missing_folder(tmp_path, capsys):
 def test_hub_links_take_any_git_url_and_colab_only_github(repo, clone, folder, capsys):
     (link, *_) = notebook_links(repo, "student", "https://hub.example.edu")
     query = parse_qs(urlparse(link.hub).query)
-    assert query == {"repo": [clone], "branch": ["student"], "urlpath": [f"lab/tree/{folder}/{link.path}"]}
+    assert query["repo"] == [clone] and query["branch"] == ["student"]
+    assert query["urlpath"] == [f"lab/tree/{folder}/{link.path}"]
+    assert query["targetpath"] == [folder]  # nbgitpuller would clone into course.git/ otherwise
     assert link.colab == ""
     assert main(["links", "--repo", repo, "--hub", "https://hub.example.edu"]) == 0
     assert "Colab opens notebooks from github.com only" in capsys.readouterr().err

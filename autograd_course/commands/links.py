@@ -56,10 +56,17 @@ def _repo_parts(repo: str) -> tuple[str, str | None]:
 
 
 def _hub_link(hub: str, clone: str, ref: str, path: str) -> str:
-    """The nbgitpuller link: clone (or merge into) ~/<repo name>/ on the hub, then open path in JupyterLab."""
-    repo_dir = clone.rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")  # where nbgitpuller clones
-    query = urlencode({"repo": clone, "branch": ref, "urlpath": f"lab/tree/{repo_dir}/{path}"})
-    return f"{hub.rstrip('/')}/hub/user-redirect/git-pull?{query}"
+    """The nbgitpuller link: clone (or merge into) ~/<repo name>/ on the hub, then open path in JupyterLab.
+
+    nbgitpuller names the folder after the URL's last part, .git included: name it without .git.
+    """
+    default = clone.rsplit("/", 1)[-1]
+    folder = default.removesuffix(".git")
+    query = {"repo": clone, "branch": ref}
+    if folder != default:
+        query["targetpath"] = folder
+    query["urlpath"] = f"lab/tree/{folder}/{path}"
+    return f"{hub.rstrip('/')}/hub/user-redirect/git-pull?{urlencode(query)}"
 
 
 def notebook_links(repo: str, ref: str = "main", hub: str | None = None) -> list[NotebookLinks]:
