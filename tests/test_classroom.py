@@ -72,11 +72,13 @@ def test_collect_copies_each_learners_notebooks_by_user_name_and_refuses_escapes
     secret.write_text("{}")
     (work / "B_frozen_layer.ipynb").unlink()
     (work / "B_frozen_layer.ipynb").symlink_to(secret)
+    (homes / "carol" / "course").symlink_to(ada)  # another learner's work is not carol's
     out, roster = tmp_path / "subs", tmp_path / "roster.csv"
     assert main(["collect", str(homes), "--out", str(out), "--roster", str(roster)]) == 0
     printed = capsys.readouterr()
     assert "nothing to collect from: carol" in printed.out
     assert "bob: my-work/B_frozen_layer.ipynb is a symlink" in printed.err
+    assert "carol: symlinks not followed: course" in printed.err
     assert (out / "ada" / "course" / "exercises" / SOLVED_A.name).read_bytes() == SOLVED_A.read_bytes()
     assert (ada / "exercises" / SOLVED_A.name).is_file()  # copied, never moved
     assert not (out / "bob" / "my-work" / "B_frozen_layer.ipynb").exists()

@@ -101,8 +101,10 @@ def find_homes(homes: Path, prefix: str = "") -> list[LearnerHome]:
         user = home.name[len(prefix) :]
         try:
             folders = course_folders(home, ids)
+            links = sorted(c.name for c in home.iterdir() if c.is_symlink() and not c.name.startswith("."))
         except OSError as exc:
             learners.append(LearnerHome(user, home, user, [], f"cannot read {home}: {exc.strerror}"))
             continue
-        learners.append(LearnerHome(user, home, _learner_id(user, folders), folders))
+        note = f"symlinks not followed: {', '.join(links)}" if links else ""
+        learners.append(LearnerHome(user, home, _learner_id(user, folders), folders, note))
     return learners
