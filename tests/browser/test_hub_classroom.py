@@ -76,7 +76,7 @@ def course_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def hub(chromium_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
-    """The hub with the course installed from its wheel; stopped (with the learners' servers) by PID."""
+    """The hub with the course installed non-editable; stopped (with the learners' servers) by PID."""
     for module in ("jupyterhub", "nbgitpuller"):
         try:
             __import__(module)
@@ -84,13 +84,15 @@ def hub(chromium_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
             _missing(f"{module} is not installed (pip install -c constraints.txt -e '.[dev]')")
     from hub.hub_server import Hub, find_proxy, install_course
 
-    proxy = find_proxy()
+    try:
+        proxy = find_proxy()
+    except RuntimeError as exc:  # npm is there but could not install it (no registry, say)
+        _missing(str(exc))
     if proxy is None:
         _missing("configurable-http-proxy needs node and npm (apt-get install -y nodejs npm)")
     base = tmp_path_factory.mktemp("hub")
     site = install_course(base / "source", base / "site")
     server = Hub(base / "hub", site, proxy, USERS)
-    (base / "hub").mkdir()
     try:
         yield server.start()
     finally:
