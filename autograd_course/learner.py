@@ -15,7 +15,10 @@ from pathlib import Path
 
 from autograd_course.protocol import LEARNER_ENV, LEARNER_FILE, META_KEY
 
+HUB_USER_ENV = "JUPYTERHUB_USER"  # set by JupyterHub in every single-user server and its kernels
+
 __all__ = [
+    "HUB_USER_ENV",
     "LEARNER_ENV",
     "LEARNER_FILE",
     "learner_for",
@@ -37,7 +40,7 @@ def recorded_learner(workspace: str | Path) -> str | None:
 
 
 def read_learner(start_dir: str | Path | None = None) -> str | None:
-    """The learner: env AUTOGRAD_COURSE_LEARNER, else course.json in the nearest ancestor of start_dir."""
+    """The learner: $AUTOGRAD_COURSE_LEARNER, else the nearest course.json, else $JUPYTERHUB_USER (a hub)."""
     env = os.environ.get(LEARNER_ENV, "").strip()
     if env:
         return env
@@ -50,7 +53,7 @@ def read_learner(start_dir: str | Path | None = None) -> str | None:
             except (OSError, ValueError, AttributeError):
                 return None
             return learner.strip() if isinstance(learner, str) and learner.strip() else None
-    return None
+    return os.environ.get(HUB_USER_ENV, "").strip() or None
 
 
 def write_learner(workspace: str | Path, learner: str) -> Path:

@@ -163,15 +163,20 @@ def test_binder_requirements_install_with_cpu_torch_from_pytorchs_index(venv):
 def test_binder_post_build_and_start_scripts(tmp_path):
     post = (ROOT / "binder" / "postBuild").read_text()
     assert subprocess.run(["bash", "-n", str(ROOT / "binder" / "postBuild")], check=False).returncode == 0
-    assert 'pip install --no-cache-dir -e ".[lab]"' in post
+    assert 'pip install --no-cache-dir ".[lab]"' in post  # not editable: a hub's home mounts over $HOME
     start = ROOT / "binder" / "start"
-    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run(
-        [str(start), "echo", "server"], env=env, capture_output=True, text=True, check=False
-    )
-    assert (done.returncode, done.stdout) == (0, "server\n"), done.stderr
-    config = (tmp_path / ".jupyter" / "jupyter_server_config.py").read_text()
-    assert config.count("default_url") == 1 and "/lab/tree/README.md" in config
+    show = ["bash", "-c", 'for d in ${JUPYTER_CONFIG_PATH//:/ }; do cat "$d/jupyter_server_config.py"; done']
+    env = {"HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path)}
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "README.md").write_text("# course")
+    for cwd, extra, expected in [
+        (tmp_path / "repo", {}, 'c.ServerApp.default_url = "/lab/tree/README.md"\n'),  # Binder
+        (tmp_path / "repo", {"JUPYTERHUB_DEFAULT_URL": "/lab"}, ""),  # the hub's default URL wins
+        (tmp_path, {}, ""),  # a home without README.md: no dialog saying it cannot be opened
+    ]:
+        done = subprocess.run(
+            [str(start), *show], cwd=cwd, env={**env, **extra}, capture_output=True, text=True, check=False
+        )
+        assert (done.returncode, done.stdout) == (0, expected), done.stderr
+    assert not (tmp_path / "home").exists()  # nothing written into the learner's home
     assert (ROOT / "README.md").is_file()
-    subprocess.run([str(start), "true"], env=env, check=True)  # a second start adds nothing
-    assert (tmp_path / ".jupyter" / "jupyter_server_config.py").read_text() == config

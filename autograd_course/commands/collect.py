@@ -1,0 +1,59 @@
+"""`autograd-course collect HOMES --out SUBMISSIONS`: gather the learners' challenge notebooks from a hub."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+NAME = "collect"
+HELP = "copy every learner's challenge notebooks from the hub's home folders into a folder for `grade`"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """HOMES, --out, --roster and --prefix."""
+    parser.add_argument("homes", help="the folder of the learners' homes (one per hub user)")
+    parser.add_argument("--out", required=True, help="a new folder for the submissions (grade reads it)")
+    parser.add_argument(
+        "--roster", help="where to write the roster for `grade --roster` (default: SUBMISSIONS-roster.csv)"
+    )
+    parser.add_argument(
+        "--prefix", default="", help="prefix of the home folders before the user name (TLJH: jupyter-)"
+    )
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(args: argparse.Namespace) -> int:
+    """Copy, write the roster, list who has nothing; exit 2 for bad input (nothing copied)."""
+    from autograd_course.classroom.collect import CollectError, collect_work, roster_csv
+    from autograd_course.classroom.homes import find_homes
+
+    homes, out = Path(args.homes).resolve(), Path(args.out).resolve()
+    roster = Path(args.roster).resolve() if args.roster else out.with_name(out.name + "-roster.csv")
+    if out == homes or homes in out.parents:
+        return _error("--out is inside HOMES; collect into a folder outside the learners' homes")
+    if roster.exists():
+        return _error(f"{roster} exists; pass --roster with a new file name")
+    try:
+        learners = find_homes(homes, args.prefix)
+        if not learners:
+            starting = f" starting with {args.prefix!r}" if args.prefix else ""
+            return _error(f"no home folders in {homes}{starting}")
+        done = collect_work(learners, out)
+    except (ValueError, CollectError) as exc:
+        return _error(str(exc))
+    for user, files in done.copied.items():
+        print(f"{user} (learner id {done.ids[user]}): {len(files)} notebook(s)")
+    if done.empty:
+        print("nothing to collect from: " + ", ".join(done.empty))
+    for reason in done.refused:
+        print(f"refused {reason}", file=sys.stderr)
+    roster.parent.mkdir(parents=True, exist_ok=True)
+    roster.write_text(roster_csv(done), encoding="utf-8")
+    print(f"wrote {out} and {roster}")
+    print(f"grade them: autograd-course grade {out} --roster {roster} --out RESULTS")
+    return 0
