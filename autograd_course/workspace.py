@@ -16,7 +16,7 @@ from typing import Any
 
 from autograd_course.course import course_notebooks, exercise_notebooks
 from autograd_course.learner import recorded_learner, stamp_learner, stamped_learner, write_learner
-from autograd_course.protocol import LEARNER_FILE, PROGRESS_FILE
+from autograd_course.protocol import LEARNER_FILE, META_KEY, PROGRESS_FILE
 
 __all__ = [
     "BACKUPS",
