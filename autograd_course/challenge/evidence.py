@@ -19,7 +19,6 @@ from helpers import (
     AutogradGraph,
     Diagnosis,
     ExpectedError,
-    GradClassification,
     GradientReport,
     NonFiniteError,
     ParameterChanges,
@@ -28,6 +27,7 @@ from helpers import (
     StepReport,
     TensorInfo,
 )
+from helpers.gradients import GradClassification
 
 __all__ = [
     "KINDS",

@@ -98,7 +98,7 @@ def _checked_parts(folder: CourseFolder) -> set[str]:
 
 def _read_folder(folder: CourseFolder, ids: list[str], state: LearnerState) -> None:
     """Add one course folder's lessons, activities and challenge parts to state."""
-    from autograd_course.challenge.verdict import VERDICT_MIME
+    from autograd_course.checks import VERDICT_MIME
     from autograd_course.yourturn.engine import MIME as YOURTURN_MIME
 
     lessons, challenge = folder.lesson_notebooks(), folder.challenge_notebooks(ids)
