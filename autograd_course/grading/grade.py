@@ -37,10 +37,11 @@ from autograd_course.challenge.export import export_path
 from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.challenge.parts import part1_verdict, part2_verdict
 from autograd_course.challenge.verdict import Outcome, Verdict
+from autograd_course.checks.usage import usage_records
 from autograd_course.execution.kernel import KernelSpec, execute_cells
 from autograd_course.execution.sandbox import Sandbox, course_import_path
 from autograd_course.learner import learner_for
-from autograd_course.protocol import LEARNER_ENV, USAGE_MIME
+from autograd_course.protocol import LEARNER_ENV
 
 __all__ = [
     "STATUSES",
@@ -305,20 +306,11 @@ def grade_notebook(
 def usage_of(nb) -> set[tuple[str, int, str, int]]:
     """(exercise, part, kind, level) of every hint()/solution() use recorded in the notebook's outputs."""
     found = set()
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            data = out.get("data", {}).get(USAGE_MIME)
-            if isinstance(data, str):
-                try:
-                    data = json.loads(data)
-                except json.JSONDecodeError:
-                    continue
-            if not isinstance(data, dict) or data.get("kind") not in ("hint", "solution"):
-                continue
-            level = data.get("level") if isinstance(data.get("level"), int) else 1
-            part = data.get("part")
-            if isinstance(data.get("exercise"), str) and part in (1, 2):
-                found.add((data["exercise"], part, data["kind"], level))
+    for data in usage_records(nb):
+        level = data.get("level") if isinstance(data.get("level"), int) else 1
+        part = data.get("part")
+        if data["kind"] in ("hint", "solution") and part in (1, 2):
+            found.add((data["exercise"], part, data["kind"], level))
     return found
 
 
