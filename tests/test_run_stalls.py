@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from concurrent.futures import ThreadPoolExecutor
 from queue import Empty
 
 import nbformat
@@ -67,12 +68,18 @@ class _MissedWakeup:
         return {"msg_type": "execute_reply"}
 
 
+def _run(coroutine):
+    """asyncio.run on a thread of its own: a browser test's Playwright loop may be running on this one."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def test_a_missed_wakeup_costs_one_poll_slice_not_the_cell_timeout(monkeypatch):
     monkeypatch.setattr(kernel, "POLL_SLICE_S", 0.05)
     channel = _MissedWakeup()
     kernel.poll_in_slices(channel)
     start = time.monotonic()
-    reply = asyncio.run(channel.get_msg(timeout=300))
+    reply = _run(channel.get_msg(timeout=300))
     assert reply["msg_type"] == "execute_reply" and time.monotonic() - start < 5
     assert channel.polls == [0.05, 0.05]
 
@@ -88,4 +95,4 @@ def test_sliced_polls_still_end_at_the_timeout(monkeypatch):
     channel = Silent()
     kernel.poll_in_slices(channel)
     with pytest.raises(Empty):
-        asyncio.run(channel.get_msg(timeout=0.2))
+        _run(channel.get_msg(timeout=0.2))
