@@ -30,12 +30,27 @@ def _command_modules() -> list:
     return [importlib.import_module(f"{commands.__name__}.{n}") for n in names]
 
 
+class _CourseParser(argparse.ArgumentParser):
+    """The top-level parser: its epilog (the course map, timed from the notebooks) is built on --help only.
+
+    A command never pays for reading every lesson, and an install without lessons (the Gradescope
+    bundle) still runs its commands.
+    """
+
+    @property
+    def epilog(self) -> str:
+        return f"{course_map_text()}\n\n{WORKSPACE_NOTE}"
+
+    @epilog.setter
+    def epilog(self, _value: str | None) -> None:  # argparse assigns one in __init__
+        pass
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand found in autograd_course.commands."""
-    parser = argparse.ArgumentParser(
+    parser = _CourseParser(
         prog="autograd-course",
         description="Autograd Debugging: a course on finding and fixing PyTorch autograd bugs.",
-        epilog=f"{course_map_text()}\n\n{WORKSPACE_NOTE}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
