@@ -18,8 +18,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from solved import committed_solution, solved_for
 
+from autograd_course.challenge import variant_for
+from autograd_course.challenge.catalogue import render
 from autograd_course.challenge.notebooks import challenge_cells
+from autograd_course.challenge.parts import function_source
 from autograd_course.cli import main
 from autograd_course.course import course_root
 from autograd_course.execution.sandbox import bwrap_problem
@@ -54,7 +58,9 @@ def _cell(nb, part: int, role: str) -> int:
 
 def _graded_by_metadata(root: Path) -> None:
     """Submissions that test how answers are found and judged: moved cells, monkeypatching, non-notebooks."""
-    carol = _nb(SOL, "C")  # cells reordered, duplicated and deleted: found by metadata, not position
+    carol = solved_for(
+        "carol", "C"
+    )  # cells reordered, duplicated and deleted: found by metadata, not position
     del carol.cells[_cell(carol, 1, "answer")]
     answer = carol.cells.pop(_cell(carol, 2, "answer"))
     duplicate = copy.deepcopy(answer)
@@ -64,7 +70,12 @@ def _graded_by_metadata(root: Path) -> None:
     carol.cells.insert(0, carol.cells.pop(_cell(carol, 2, "check")))  # the check runs first, and fails
     nbformat.write(carol, root / "carol.ipynb")
 
-    dave = _nb(SOL, "D")  # a broken fix plus monkeypatching that fools the in-kernel check
+    dave = solved_for("dave", "D")  # a broken fix plus monkeypatching that fools the in-kernel check
+    too_late = function_source(render(variant_for("dave", "D")), "broken_step")
+    too_late = too_late.replace("def broken_step(", "def fixed_step(").replace(
+        "    loss.backward()\n", "    loss.backward()\n    optimizer.zero_grad()  # zeroed, but too late\n"
+    )
+    assert "too late" in too_late, too_late  # dave's variant calls loss.backward() in broken_step
     i = _cell(dave, 2, "answer")
     dave.cells[i].source = (
         "import autograd_course.challenge.exercise as _ex\n"
@@ -73,11 +84,11 @@ def _graded_by_metadata(root: Path) -> None:
         "torch.equal = lambda *a, **k: True\n"
         "_fc.judge_fix = _ex.judge_fix = lambda *a, **k: (True, 'looks fine to me')\n"
         "open('written_by_learner.txt', 'w').write('cwd is not the submissions folder')\n"
-        "fixed_setup, fixed_step = broken_setup, broken_step\n"
+        f"{too_late}\n"
     )
     nbformat.write(dave, root / "dave.ipynb")
 
-    ray = _nb(SOL, "E")  # an answer cell that raises: an error in the learner's code, named
+    ray = solved_for("ray", "E")  # an answer cell that raises: an error in the learner's code, named
     raises = "x = 1\nraise RuntimeError('element 0 of tensors does not require grad')"
     ray.cells[_cell(ray, 1, "answer")].source = raises
     nbformat.write(ray, root / "ray.ipynb")
@@ -90,11 +101,13 @@ def _graded_by_metadata(root: Path) -> None:
 def _class(root: Path, outside: Path) -> Path:
     subs = root / "submissions"
     (subs / "alice" / "week1").mkdir(parents=True)  # any name, nested: the cells' metadata say what it is
-    nbformat.write(_nb(SOL, "A"), subs / "alice" / "week1" / "anything.ipynb")
+    nbformat.write(solved_for("alice", "A"), subs / "alice" / "week1" / "anything.ipynb")
+    # The committed solution pasted into another learner's notebook: it repairs someone else's code.
+    nbformat.write(committed_solution("A"), subs / "mallory.ipynb")
     _graded_by_metadata(subs)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("work/B_frozen_layer.ipynb", nbformat.writes(_nb(SOL, "B")))
+        zf.writestr("work/B_frozen_layer.ipynb", nbformat.writes(solved_for("bob", "B")))
     (subs / "bob.zip").write_bytes(buf.getvalue())
     broken = _nb(EXE, "A")
     broken.cells[3].source = "x = (\n"
@@ -125,7 +138,7 @@ def _class(root: Path, outside: Path) -> Path:
         ("dina", "Dina D"),
         ("erin", "Erin E"),
     ]
-    rows += [(n, n.title()) for n in ("carol", "dave", "ray", "broken", "notes", "plain")]
+    rows += [(n, n.title()) for n in ("carol", "dave", "ray", "mallory", "broken", "notes", "plain")]
     rows += [(f"h_{n}", n) for n in hostile] + [("zoe", "Zoe Z")]
     roster.write_text("id,name,files\n" + "".join(f"{i},{n},\n" for i, n in rows))
     return roster
@@ -156,6 +169,13 @@ def test_solutions_in_a_folder_and_a_zip_earn_full_points(graded):
         assert sum(r["points"] for r in got) == sum(r["max_points"] for r in got) == 6  # part 1: 2, part 2: 4
         checks = ("true_loss", "no_carryover", "params_move", "loss_falls")
         assert got[1]["checks"] == [[c, True] for c in checks]
+
+
+def test_the_committed_solution_in_another_learners_notebook_earns_no_fix_points(graded):
+    assert variant_for("mallory", "A") != variant_for(None, "A")  # else the paste would be a real fix
+    got = _by(graded["records"], "mallory.ipynb")
+    assert got[2]["status"] == "failed" and got[2]["points"] == 0, got[2]
+    assert "is not this notebook's compute_loss repaired" in got[2]["message"]
 
 
 def test_broken_notebooks_are_errors_naming_file_cell_and_line(graded):
@@ -242,7 +262,7 @@ def test_reordered_duplicated_and_deleted_cells_are_found_by_metadata(graded):
 def test_monkeypatching_in_the_notebook_does_not_turn_a_failure_into_a_pass(graded):
     got = _by(graded["records"], "dave.ipynb")
     assert got[1]["status"] == "passed"
-    assert got[2]["status"] == "failed" and "gradients carry over" in got[2]["message"]
+    assert got[2]["status"] == "failed" and "never changed in 40 steps" in got[2]["message"]
     executed = nbformat.read(graded["out"] / "executed" / "dave.ipynb", as_version=4)
     check = executed.cells[_cell(executed, 2, "check")]
     # The in-kernel check cell is kept but not run: the grader's own judgement is the verdict.
@@ -279,13 +299,14 @@ def test_results_json_csv_and_summary(graded):
     )
     assert len(csv_lines) == len(records) + 1
     summary = (out / "summary.md").read_text()
-    assert "| A | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 100% |" in summary  # alice passed
+    assert "| A | 1 | 2 | 0 | 0 | 0 | 0 | 0 | 100% |" in summary  # alice and mallory passed
     assert "| C | 1 | 0 | 0 | 1 | 0 | 0 | 0 | 0% |" in summary  # carol's part 1 answer is gone
 
 
 def test_feedback_never_contains_check_code(graded):
-    for r in graded["records"]:
-        assert "def " not in r["message"] and "Traceback" not in r["message"]
+    for r in graded["records"]:  # a message may name the learner's own answer, `def fixed_step(...)`
+        assert not re.search(r"def (?!fixed_setup|fixed_compute_loss|fixed_step)\w+\(", r["message"]), r
+        assert "Traceback" not in r["message"]
 
 
 def test_an_answer_that_raises_is_an_error_naming_its_cell_and_line(graded):

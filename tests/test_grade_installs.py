@@ -16,8 +16,10 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
 from fresh_venv import PROJECT, FreshVenv, build_wheel, make_venv
+from solved import solved_for
 from test_install import _solve
 
 from autograd_course.grading.gradescope import build_bundle
@@ -56,7 +58,7 @@ def autograder(tmp_path_factory) -> Path:
 
 def test_the_gradescope_bundle_grades_a_solved_notebook_to_full_points(autograder):
     (autograder / "submission").mkdir()
-    (autograder / "submission" / "A.ipynb").write_bytes(SOLVED.read_bytes())
+    nbformat.write(solved_for("s1", "A"), autograder / "submission" / "A.ipynb")  # graded as sid s1
     meta = {"users": [{"sid": "s1", "email": "s1@example.org"}]}
     (autograder / "submission_metadata.json").write_text(json.dumps(meta))
     script = autograder / "source" / "run_autograder"
@@ -77,7 +79,7 @@ def test_grade_and_the_shards_workflow_give_full_points(autograder, tmp_path):
     venv = FreshVenv(autograder / "venv")
     subs = tmp_path / "submissions"
     (subs / "alice").mkdir(parents=True)
-    (subs / "alice" / "A.ipynb").write_bytes(SOLVED.read_bytes())
+    nbformat.write(solved_for("alice", "A"), subs / "alice" / "A.ipynb")
     whole = _cli(venv, tmp_path, "grade", str(subs), "--out", str(tmp_path / "whole"))
     assert whole.returncode == 0, whole.stderr[-3000:]
     for k in (1, 2):  # grade-shards.yml: one shard per runner, then one merge
