@@ -15,9 +15,11 @@ import os
 import re
 import zipfile
 from pathlib import Path
+from unittest import mock
 
 import nbformat
 import pytest
+from nbclient import NotebookClient
 from solved import committed_solution, solved_for
 
 from autograd_course.challenge import variant_for
@@ -27,6 +29,8 @@ from autograd_course.challenge.parts import function_source
 from autograd_course.cli import main
 from autograd_course.course import course_root
 from autograd_course.execution.sandbox import bwrap_problem
+from autograd_course.protocol import LEARNER_ENV
+from helpers import Stage
 
 pytestmark = pytest.mark.slow
 
@@ -98,6 +102,16 @@ def _graded_by_metadata(root: Path) -> None:
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]), root / "plain.ipynb")
 
 
+def _tries_every_stage(root: Path) -> None:
+    """quinn's notebook as quinn left it: every Stage tried against the check, then the real answer."""
+    quinn = solved_for("quinn", "A")
+    brute = nbformat.v4.new_code_cell("for stage in Stage:\n    ex.part1.check()")
+    quinn.cells.insert(_cell(quinn, 1, "answer"), brute)
+    with mock.patch.dict(os.environ, {LEARNER_ENV: "quinn"}):
+        NotebookClient(quinn, timeout=300, resources={"metadata": {"path": str(root)}}).execute()
+    nbformat.write(quinn, root / "quinn.ipynb")
+
+
 def _class(root: Path, outside: Path) -> Path:
     subs = root / "submissions"
     (subs / "alice" / "week1").mkdir(parents=True)  # any name, nested: the cells' metadata say what it is
@@ -105,6 +119,7 @@ def _class(root: Path, outside: Path) -> Path:
     # The committed solution pasted into another learner's notebook: it repairs someone else's code.
     nbformat.write(committed_solution("A"), subs / "mallory.ipynb")
     _graded_by_metadata(subs)
+    _tries_every_stage(subs)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("work/B_frozen_layer.ipynb", nbformat.writes(solved_for("bob", "B")))
@@ -138,7 +153,7 @@ def _class(root: Path, outside: Path) -> Path:
         ("dina", "Dina D"),
         ("erin", "Erin E"),
     ]
-    rows += [(n, n.title()) for n in ("carol", "dave", "ray", "mallory", "broken", "notes", "plain")]
+    rows += [(n, n.title()) for n in ("carol", "dave", "ray", "mallory", "quinn", "broken", "notes", "plain")]
     rows += [(f"h_{n}", n) for n in hostile] + [("zoe", "Zoe Z")]
     roster.write_text("id,name,files\n" + "".join(f"{i},{n},\n" for i, n in rows))
     return roster
@@ -176,6 +191,19 @@ def test_the_committed_solution_in_another_learners_notebook_earns_no_fix_points
     got = _by(graded["records"], "mallory.ipynb")
     assert got[2]["status"] == "failed" and got[2]["points"] == 0, got[2]
     assert "is not this notebook's compute_loss repaired" in got[2]["message"]
+
+
+def test_attempts_per_part_are_counted_and_many_are_flagged(graded):
+    tries = len(Stage) + 1  # the loop, then the notebook's own check cell
+    got = _by(graded["records"], "quinn.ipynb")
+    assert (got[1]["status"], got[1]["attempts"], got[2]["attempts"]) == ("passed", tries, 1)
+    assert {r["attempts"] for r in _of(graded, "alice")} == {1}  # the solution as committed: run once
+    summary = (graded["out"] / "summary.md").read_text()
+    assert f"- `quinn` A.1: {tries} checks" in summary and "`quinn` A.2" not in summary
+    feedback = (graded["out"] / "feedback" / "quinn.md").read_text()
+    assert f"You ran this part's check {tries} times before you submitted." in feedback
+    rows = list(csv.DictReader((graded["out"] / "results.csv").open()))
+    assert {r["attempts"] for r in rows if r["student"] == "quinn"} == {str(tries), "1"}
 
 
 def test_broken_notebooks_are_errors_naming_file_cell_and_line(graded):
@@ -295,11 +323,11 @@ def test_results_json_csv_and_summary(graded):
     }
     csv_lines = (out / "results.csv").read_text().splitlines()
     assert csv_lines[0] == (
-        "student,submission,exercise,part,status,points,max_points,checks,hints,solution_viewed,message,note"
+        "student,submission,exercise,part,status,points,max_points,checks,hints,solution_viewed,attempts,message,note"
     )
     assert len(csv_lines) == len(records) + 1
     summary = (out / "summary.md").read_text()
-    assert "| A | 1 | 2 | 0 | 0 | 0 | 0 | 0 | 100% |" in summary  # alice and mallory passed
+    assert "| A | 1 | 3 | 0 | 0 | 0 | 0 | 0 | 100% |" in summary  # alice, mallory and quinn passed
     assert "| C | 1 | 0 | 0 | 1 | 0 | 0 | 0 | 0% |" in summary  # carol's part 1 answer is gone
 
 

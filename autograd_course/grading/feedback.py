@@ -60,6 +60,9 @@ def _entry(r: Any) -> list[str]:
     lines += [f"- {check_line(check, ok)}" for check, ok in r.checks]
     lines += [""] if r.checks else []
     lines.append(f"What to look at: {look_at(r)}")
+    if r.attempts:
+        times = "once" if r.attempts == 1 else f"{r.attempts} times"
+        lines.append(f"You ran this part's check {times} before you submitted.")
     if r.solution_viewed:
         lines.append("You viewed the solution of this part.")
     return [*lines, ""]

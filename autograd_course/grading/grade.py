@@ -37,7 +37,7 @@ from autograd_course.challenge.export import export_path
 from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.challenge.parts import part1_verdict, part2_verdict
 from autograd_course.challenge.verdict import Outcome, Verdict
-from autograd_course.checks.usage import usage_records
+from autograd_course.checks.usage import attempts_per_part, usage_records
 from autograd_course.execution.kernel import KernelSpec, execute_cells
 from autograd_course.execution.sandbox import Sandbox, course_import_path
 from autograd_course.learner import learner_for
@@ -89,6 +89,7 @@ class Record:
     checks: list[list[Any]] = field(default_factory=list)
     hints: int = 0
     solution_viewed: bool = False
+    attempts: int = 0  # check() calls the submitted notebook's saved outputs record for this part
     points: float = 0.0
     max_points: float = 0.0
     note: str = ""  # for the instructor: e.g. the notebook's stamped learner differs from its folder
@@ -289,6 +290,7 @@ def grade_notebook(
     learner, note = learner_for(nb, sub.learner)
     sub = replace(sub, learner=learner)
     stored_usage = usage_of(nb)
+    attempts = attempts_per_part(nb)  # before execution: the grader's run makes no check() call
     execution, export_dir = _run(nb, pairs, sub, scratch, budget, sandbox)
     if executed is not None:
         executed.parent.mkdir(parents=True, exist_ok=True)
@@ -300,6 +302,7 @@ def grade_notebook(
         used = [u for u in usage if u[0] == r.exercise and u[1] == r.part]
         r.hints = max((u[3] for u in used if u[2] == "hint"), default=0)
         r.solution_viewed = any(u[2] == "solution" for u in used)
+        r.attempts = attempts.get((r.exercise, r.part), 0) if r.part else 0
     return records
 
 

@@ -33,9 +33,13 @@ FIELDS = (
     "checks",
     "hints",
     "solution_viewed",
+    "attempts",
     "message",
     "note",
 )
+# A part checked this many times or more is listed in the summary: a learner may be trying answers
+# until the check says correct (the check names a wrong stage, so stepping through them all works).
+MANY_ATTEMPTS = 5
 META = "grading.json"  # what a run knew besides the records (names, roster, policy), for --merge
 EXIT_COMPLETED, EXIT_STRICT, EXIT_BAD_INPUT, EXIT_UNGRADED = 0, 1, 2, 3
 
@@ -81,6 +85,20 @@ def summary_markdown(records: list[Record], warning: str = "") -> str:
     notes = sorted({f"`{r.submission}`: {r.note}" for r in records if r.note})
     if notes:
         lines += ["", "## Learner ids to check", "", *(f"- {n}" for n in notes)]
+    many = sorted(
+        {
+            f"`{r.student}` {r.exercise}.{r.part}: {r.attempts} checks"
+            for r in records
+            if r.attempts >= MANY_ATTEMPTS
+        }
+    )
+    if many:
+        lines += [
+            "",
+            f"## Checked {MANY_ATTEMPTS} times or more (trying answers?)",
+            "",
+            *(f"- {m}" for m in many),
+        ]
     viewed = sorted({f"`{r.student}` {r.exercise}.{r.part}" for r in records if r.solution_viewed})
     if viewed:
         lines += ["", "## Solutions viewed", "", *(f"- {v}" for v in viewed)]
