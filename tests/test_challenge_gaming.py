@@ -222,11 +222,30 @@ def test_honest_reference_answers_pass_for_any_learner(learner):
         assert ex.part2.verdict().checks == tuple((name, True) for name in CHECKS)
 
 
-# C is left out on purpose: its fix rewrites the optimizer line, and the repaired line may be written any way.
-@pytest.mark.parametrize("ex_id", ["A", "B", "D", "E"])
-def test_the_committed_default_fix_pasted_into_another_learners_notebook_fails(ex_id):
+@pytest.mark.parametrize(
+    ("ex_id", "learner"), [("A", "ada"), ("B", "ada"), ("C", "grace"), ("D", "ada"), ("E", "ada")]
+)
+def test_the_committed_default_fix_pasted_into_another_learners_notebook_fails(ex_id, learner):
     default = PARTS[2]._solution(variant_for(None, ex_id))
-    ada = variant_for("ada", ex_id)
-    assert PARTS[2]._solution(ada) != default  # ada's code has another shape
-    verdict, _ = _part(ex_id, 2, default, variant=ada)
+    theirs = variant_for(learner, ex_id)
+    assert PARTS[2]._solution(theirs) != default  # their code has another shape or other settings
+    verdict, _ = _part(ex_id, 2, default, variant=theirs)
     assert verdict.outcome is Outcome.INCORRECT and "repaired: it lacks" in verdict.message
+
+
+def test_the_repaired_line_keeps_its_settings_but_may_be_written_another_way():
+    grace = variant_for("grace", "C")  # Adam(model.fc2.parameters(), lr=0.03, betas=(0.9, 0.99))
+    head = "def fixed_setup(seed, device):\n    torch.manual_seed(seed)\n    model = TinyNet().to(device)\n"
+    head += "    model.train()\n"
+    tail = "    return model, optimizer\n"
+    answers = {
+        "optimizer = torch.optim.Adam(model.parameters(), betas=(0.9, 0.99), lr=0.03)": Outcome.CORRECT,
+        "optimizer = torch.optim.Adam(list(model.parameters()), lr=3e-2, betas=(0.90, 0.99))": (
+            Outcome.CORRECT
+        ),
+        "optimizer = torch.optim.Adam(model.parameters(), lr=0.03)": Outcome.INCORRECT,  # betas lost
+        "optimizer = torch.optim.Adam(model.parameters(), lr=0.03, betas=(0.8, 0.99))": Outcome.INCORRECT,
+    }
+    for line, expected in answers.items():
+        verdict, _ = _part("C", 2, head + "    " + line + "\n" + tail, variant=grace)
+        assert verdict.outcome is expected, (line, verdict.message)

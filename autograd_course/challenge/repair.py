@@ -1,7 +1,8 @@
 """Part 2's first question: is the fix this notebook's own code, repaired?
 
 The learner's fixed function must keep every line that the reference fix keeps from the broken
-function (its code shape and settings), and must not be the broken function unchanged. Lines are
+function (its code shape), the settings (keyword arguments such as `betas=(0.9, 0.99)`) of the line
+it repairs, and must not be the broken function unchanged. Lines are
 compared as `ast.unparse` prints them, so comments, spacing and quoting do not matter.
 """
 
@@ -59,6 +60,28 @@ def _missing(kept: list[str], learner: list[str]) -> list[str]:
     return missing
 
 
+def _settings(lines: list[str]) -> set[str]:
+    """The keyword arguments (`lr=0.03`, `betas=(0.9, 0.99)`) of every call in lines, as ast prints them."""
+    found = set()
+    for line in lines:
+        try:
+            tree = ast.parse(line)
+        except SyntaxError:  # a line that opens a block (`for ...:`) holds no setting the check keeps
+            continue
+        found |= {
+            ast.unparse(k) for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords if k.arg
+        }
+    return found
+
+
+def _changed_settings(broken: list[str], reference: list[str]) -> list[str]:
+    """Settings on the lines the reference fix changes that it keeps: the repaired line must keep them too."""
+    kept = set(_kept(broken, reference))
+    changed_broken = [line for line in broken if line not in kept]
+    changed_reference = [line for line in reference if line not in kept]
+    return sorted(_settings(changed_broken) & _settings(changed_reference))
+
+
 def repair_problem(learner_source: str | None, answer: str, broken: str, reference: str) -> str | None:
     """Why the learner's function is not the broken one repaired (None when it is).
 
@@ -74,7 +97,9 @@ def repair_problem(learner_source: str | None, answer: str, broken: str, referen
     broken_lines = function_lines(broken)
     if learner == broken_lines:
         return f"your {answer} is {target} unchanged: change the one thing that is broken"
-    missing = _missing(_kept(broken_lines, function_lines(reference)), learner)  # type: ignore[arg-type]
+    reference_lines = function_lines(reference)
+    missing = _missing(_kept(broken_lines, reference_lines), learner)  # type: ignore[arg-type]
+    missing += [s for s in _changed_settings(broken_lines, reference_lines) if s not in _settings(learner)]  # type: ignore[arg-type]
     if missing:
         return (
             f"your {answer} is not this notebook's {target} repaired: it lacks `{missing[0]}`"

@@ -22,7 +22,9 @@ def _check_clip_prediction(predicted_return: Any, predicted_grad: Any) -> tuple:
     if not isinstance(grad, (list, tuple)) or len(grad) != 2 or not all(_is_number(g) for g in grad):
         return incorrect(f"expected predicted_grad to be a list of two numbers, got {grad!r}")
     if math.isclose(predicted_return, 1.0):
-        return incorrect("you predicted 1.0: clip_grad_norm_ returns the total norm *before* clipping")
+        return incorrect(
+            "you predicted 1.0: clip_grad_norm_ returns the total norm measured before it clips, not after"
+        )
     if not math.isclose(predicted_return, 5.0, rel_tol=1e-6):
         return incorrect(f"you predicted {predicted_return}; the 2-norm of [3, 4] is sqrt(9 + 16)")
     if not all(math.isclose(a, b, rel_tol=1e-3) for a, b in zip(grad, (0.6, 0.8))):
