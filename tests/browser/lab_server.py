@@ -84,6 +84,26 @@ def _descendants(pid: int) -> list[tuple[int, int]]:
     return found
 
 
+def stop_tree(process: subprocess.Popen, grace: float) -> None:
+    """Stop a server started in its own process group, and every process below it: TERM, then KILL."""
+    if process.poll() is not None:
+        return
+    below = _descendants(process.pid)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        below += _descendants(process.pid)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=grace)
+    for pid, started in below:  # kernels run in their own session: killed one by one
+        if _start_time(pid) == started:  # still the process we started, not a reused pid
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
 class LabServer:
     """JupyterLab on 127.0.0.1, a free port and a random token, with config, data and settings in `home`."""
 
@@ -234,18 +254,4 @@ class LabServer:
         if process is None:
             return
         self.process = None
-        if process.poll() is None:
-            with_kernels = _descendants(process.pid)
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                with_kernels += _descendants(process.pid)
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=grace)
-            for pid, started in with_kernels:
-                if _start_time(pid) == started:  # still the process we started, not a reused pid
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, signal.SIGKILL)
+        stop_tree(process, grace)

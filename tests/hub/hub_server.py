@@ -7,11 +7,9 @@ environment.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -20,7 +18,7 @@ import urllib.request
 from pathlib import Path
 
 from browser.course_files import REPO
-from browser.lab_server import LabServer, _descendants, _free_port, _start_time
+from browser.lab_server import LabServer, _free_port, stop_tree
 
 __all__ = ["CHP_VERSION", "Hub", "find_proxy", "install_course"]
 
@@ -186,17 +184,4 @@ class Hub:
         process, self.process = self.process, None
         if process is None or process.poll() is not None:
             return
-        below = _descendants(process.pid)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            below += _descendants(process.pid)
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=grace)
-        for pid, started in below:
-            if _start_time(pid) == started:  # still the process we started, not a reused pid
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+        stop_tree(process, grace)
