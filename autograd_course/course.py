@@ -176,7 +176,7 @@ def challenge_minutes() -> int:
 def course_map_text() -> str:
     """The course map as plain text: number, title, what you learn, minutes."""
     width = max(len(lesson.title) for lesson in COURSE_MAP)
-    lines = ["Course map (notebooks/):"]
+    lines = ["Course map (the lessons, in order):"]
     for lesson in COURSE_MAP:
         try:
             minutes = f"{lesson.minutes:>3} min"
@@ -185,7 +185,7 @@ def course_map_text() -> str:
         lines.append(f"  {lesson.number}  {lesson.title:<{width}}  {minutes}  {lesson.learn}")
     count = len(exercise_notebooks())
     lines.append(
-        f"  then: exercises/ (the TinyNet bug challenge: {count} notebooks, {challenge_minutes()} min),"
+        f"  then: the TinyNet bug challenge ({count} notebooks, {challenge_minutes()} min),"
         " graded with `autograd-course check`"
     )
     return "\n".join(lines)

@@ -22,11 +22,12 @@ def _lines_for_every_lesson(text: str) -> None:
 
 def test_course_map_text_lists_every_lesson_in_order():
     text = course_map_text()
-    assert text.splitlines()[0] == "Course map (notebooks/):"
+    assert text.splitlines()[0] == "Course map (the lessons, in order):"
+    assert "notebooks/" not in text and "exercises/" not in text  # a workspace has lessons/ and DIR/
     _lines_for_every_lesson(text)
     positions = [text.index(f"  {lesson.number}  {lesson.title}") for lesson in COURSE_MAP]
     assert positions == sorted(positions)
-    assert "exercises/" in text.splitlines()[-1]
+    assert "TinyNet bug challenge" in text.splitlines()[-1]
 
 
 def test_no_arguments_prints_help_and_the_map(capsys):
