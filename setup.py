@@ -1,8 +1,10 @@
 """Build step: copy the course's notebooks into the package, so a wheel or a git+ install carries them.
 
 The checkout keeps one copy of each notebook (notebooks/, exercises/, solutions/ at the top, where
-maintainers edit them); a built wheel gets them as package data under autograd_course/content/,
-where autograd_course.course finds them. An editable install copies nothing: it reads the checkout.
+maintainers edit them); a built wheel gets the lessons and the exercises as package data under
+autograd_course/content/, where autograd_course.course finds them. The solutions stay out of the
+wheel: an installed course (a learner's laptop, a hub image) would otherwise hand every reference
+answer to the learner's kernel, unrecorded. An editable install copies nothing: it reads the checkout.
 """
 
 import shutil
@@ -13,7 +15,7 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 # Course files shipped in the wheel, relative to the checkout; autograd_course/course.py reads them.
-CONTENT = ["notebooks/*.ipynb", "exercises/*.ipynb", "solutions/*.ipynb", "tests/nbval_sanitize.cfg"]
+CONTENT = ["notebooks/*.ipynb", "exercises/*.ipynb", "tests/nbval_sanitize.cfg"]
 
 
 class BuildWithContent(build_py):

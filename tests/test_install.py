@@ -95,7 +95,8 @@ def test_wheel_install_runs_the_course_from_a_scratch_folder(venv, wheel, tmp_pa
     assert progress.returncode == 0 and "not checked yet" in progress.stdout, progress.stdout
 
     first = work / exercises[0]
-    _solve(first, content / "solutions" / exercises[0])
+    assert not (content / "solutions").exists()  # reference answers stay out of an installed course
+    _solve(first, ROOT / "solutions" / exercises[0])
     checked = _run(venv, scratch, "check", str(first))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert checked.stdout.count("passed") == 2, checked.stdout
@@ -129,7 +130,8 @@ def test_git_file_install_carries_the_content(venv, tmp_path):
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)  # HEAD, committed
     _installed(venv, f"git+file://{clone}", "--no-build-isolation")
     content = venv.site / "autograd_course" / "content"
-    for folder in ("notebooks", "exercises", "solutions"):
+    assert not (content / "solutions").exists()
+    for folder in ("notebooks", "exercises"):
         shipped = {p.name: p.read_bytes() for p in (content / folder).glob("*.ipynb")}
         assert shipped == {p.name: p.read_bytes() for p in (clone / folder).glob("*.ipynb")}, folder
     before = _package_files(venv)
