@@ -14,6 +14,7 @@ from autograd_course import repository as repository_module
 from autograd_course.cli import main
 from autograd_course.course import COURSE_MAP, course_notebooks, exercise_notebooks
 from autograd_course.site import WIDGET_NOTE, build_site
+from autograd_course.site.build import CODE_BACKGROUND, contrast, readable
 from autograd_course.site.notebook_html import static_widgets
 
 FORK = "https://github.com/teacher/autograd-fork"
@@ -132,6 +133,13 @@ def test_launch_links_follow_the_repository_setting_and_branch(site):
         assert binder.path == f"/v2/gh/teacher/autograd-fork/{BRANCH}"
         assert parse_qs(binder.query) == {"labpath": [rel]}
         assert f'href="{Path(rel).name}" download' in text
+
+
+def test_code_colours_are_readable_on_the_code_background(site):
+    css = (site / "static/pygments.css").read_text(encoding="utf-8")
+    colours = re.findall(r"(?<![-\w])color: (#[0-9a-fA-F]{3,6})\b", css)
+    assert colours and min(contrast(c, CODE_BACKGROUND) for c in colours) >= 4.5
+    assert contrast(readable("#eeeeee"), CODE_BACKGROUND) >= 4.5  # a pale colour is darkened until it is
 
 
 def test_links_between_notebooks_point_at_pages(site):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,8 @@ SITE_TITLE = "Autograd Debugging"
 HERE = Path(__file__).resolve().parent
 VENDORED = ("mermaid.min.js", "mermaid.LICENSE", "site.css", "site.js")
 PYGMENTS_STYLE = "default"
+CODE_BACKGROUND = "#f5f5f5"  # .highlight in site.css
+MIN_CONTRAST = 4.6  # WCAG AA asks 4.5:1 for body text
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,42 @@ class BuiltSite:
 
     def __repr__(self) -> str:
         return f"BuiltSite({self.out_dir}, {len(self.pages)} notebook pages)"
+
+
+def _luminance(rgb: tuple[int, int, int]) -> float:
+    channels = [c / 255 for c in rgb]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _rgb(color: str) -> tuple[int, int, int]:
+    color = color.lstrip("#")
+    if len(color) == 3:
+        color = "".join(c * 2 for c in color)
+    return int(color[0:2], 16), int(color[2:4], 16), int(color[4:6], 16)
+
+
+def contrast(foreground: str, background: str) -> float:
+    """WCAG contrast ratio of two #rgb or #rrggbb colours."""
+    a, b = sorted((_luminance(_rgb(foreground)), _luminance(_rgb(background))), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+def readable(color: str, background: str = CODE_BACKGROUND) -> str:
+    """The colour, darkened just enough to reach MIN_CONTRAST on the background."""
+    rgb = _rgb(color)
+    for step in range(101):
+        shade = "#" + "".join(f"{round(c * (1 - step / 100)):02x}" for c in rgb)
+        if contrast(shade, background) >= MIN_CONTRAST:
+            return shade
+    return "#000000"
+
+
+def pygments_css() -> str:
+    """Pygments' colours for the code cells, each made readable on the code background."""
+    css = HtmlFormatter(style=PYGMENTS_STYLE).get_style_defs(".highlight")
+    css = re.sub(r"(?<![-\w])color: (#[0-9a-fA-F]{3,6})\b", lambda m: f"color: {readable(m.group(1))}", css)
+    return re.sub(r"background(?:-color)?: #[0-9a-fA-F]{3,6}", f"background: {CODE_BACKGROUND}", css)
 
 
 def _environment() -> jinja2.Environment:
@@ -97,9 +136,7 @@ def build_site(out_dir: Path, repo: str | None = None, branch: str = "main") -> 
     static.mkdir(parents=True, exist_ok=True)
     for name in VENDORED:
         shutil.copyfile(HERE / "static" / name, static / name)
-    (static / "pygments.css").write_text(
-        HtmlFormatter(style=PYGMENTS_STYLE).get_style_defs(".highlight"), encoding="utf-8"
-    )
+    (static / "pygments.css").write_text(pygments_css(), encoding="utf-8")
     env = _environment()
     template = env.get_template("page.html.j2")
     notebooks = _notebooks()

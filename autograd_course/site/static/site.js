@@ -1,10 +1,19 @@
 // The course site: draw the Mermaid diagrams, and search the index built with the site.
 (function () {
   "use strict";
-  if (window.mermaid) {
-    window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral" });
-    window.mermaid.run({ querySelector: "pre.mermaid" });
+  // A region that scrolls sideways (a wide table or diagram) takes the keyboard focus, so it can scroll.
+  function focusScrollers() {
+    document.querySelectorAll(".output_area, .jp-Mermaid, pre").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth + 1 && !el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
+    });
+    document.body.setAttribute("data-ready", "true");
   }
+  var drawn = Promise.resolve();
+  if (window.mermaid && document.querySelector("pre.mermaid")) {
+    window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral" });
+    drawn = window.mermaid.run({ querySelector: "pre.mermaid" });
+  }
+  drawn.then(focusScrollers, function (err) { focusScrollers(); throw err; });
 
   var root = document.body.getAttribute("data-root") || "";
   var box = document.getElementById("search-box");
