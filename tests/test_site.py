@@ -82,7 +82,7 @@ def test_outputs_are_the_stored_ones(site):
     assert '<pre class="mermaid">' in page
     plots = (site / "notebooks/02_gradient_accumulation.html").read_text(encoding="utf-8")
     images = re.findall(r"<img [^>]*>", plots)
-    assert images and all('alt="Plot drawn by the code cell above' in img for img in images)
+    assert images and all('alt="Plot drawn by the code cell above, in “' in img for img in images)
     assert "course-setup" not in page and "ON_COLAB" not in page  # the Colab setup cell is left out
 
 
@@ -142,9 +142,16 @@ def test_code_colours_are_readable_on_the_code_background(site):
     assert contrast(readable("#eeeeee"), CODE_BACKGROUND) >= 4.5  # a pale colour is darkened until it is
 
 
-def test_links_between_notebooks_point_at_pages(site):
+def test_links_between_notebooks_point_at_pages_and_every_local_link_resolves(site):
     page = (site / "notebooks/00_mental_model.html").read_text(encoding="utf-8")
     assert 'href="01_graph_cuts.html"' in page and 'href="01_graph_cuts.ipynb"' not in page
+    broken = []
+    for path in pages(site):
+        for href in re.findall(r'href="([^"]*)"', path.read_text(encoding="utf-8")):
+            local = href.split("#", 1)[0]
+            if local and not re.match(r"[a-z]+:", local) and not (path.parent / local).exists():
+                broken.append(f"{path.relative_to(site)}: {href}")
+    assert not broken
 
 
 def test_bad_repository_or_out_dir_is_a_clear_error(tmp_path, capsys):

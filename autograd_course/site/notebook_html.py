@@ -11,7 +11,7 @@ import nbformat
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import TagRemovePreprocessor
 
-__all__ = ["WIDGET_NOTE", "NotebookPage", "notebook_page", "static_widgets"]
+__all__ = ["WIDGET_NOTE", "NotebookPage", "describe_plots", "notebook_page", "static_widgets"]
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 WIDGET_NOTE = "Interactive widget: open the notebook (Colab, Binder or your own Jupyter) to use it."
@@ -53,21 +53,25 @@ def _plain(fragment: str) -> str:
     return " ".join(html.unescape(_TAG.sub(" ", fragment)).split())
 
 
-def _alt_texts(body: str) -> str:
-    """Give every plot an alternative text: the section it belongs to (the figure's data is in the code)."""
-    out, heading = [], "the page"
-    pos = 0
-    no_alt = r"<img (?:alt=\"No description has been provided for this image\" )?(?![^>]*\balt=)"
-    for match in re.finditer(r"<h[1-6] id=\"[^\"]*\">(.*?)</h[1-6]>|" + no_alt, body, re.S):
-        if match.group(1) is not None:
-            heading = _plain(match.group(1)).rstrip("¶").strip()
+def describe_plots(nb: nbformat.NotebookNode) -> int:
+    """Give every stored plot an alternative text naming its section; the count of plots described."""
+    path: dict[int, str] = {}  # heading level -> the latest heading of that level
+    count = 0
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for marks, text in re.findall(r"^(#{2,6})\s+(.+)$", cell.source, re.M):
+                path = {k: v for k, v in path.items() if k < len(marks)} | {len(marks): text.strip()}
             continue
-        out.append(body[pos : match.start()])
-        alt = f"Plot drawn by the code cell above, in the section “{heading}”"
-        out.append(f'<img alt="{html.escape(alt)}" ')
-        pos = match.end()
-    out.append(body[pos:])
-    return "".join(out)
+        heading = " › ".join(path[k] for k in sorted(path)).replace("`", "") or "the introduction"
+        for output in cell.get("outputs", []):
+            for mime in ("image/png", "image/jpeg", "image/svg+xml"):
+                if mime not in output.get("data", {}):
+                    continue
+                meta = output.setdefault("metadata", {}).setdefault(mime, {})
+                if not meta.get("alt"):
+                    meta["alt"] = f"Plot drawn by the code cell above, in “{heading}”"
+                    count += 1
+    return count
 
 
 def _sections(body: str, title: str) -> list[tuple[str, str, str]]:
@@ -87,13 +91,13 @@ def notebook_page(nb: nbformat.NotebookNode, link_map: dict[str, str] | None = N
     """
     nb = copy.deepcopy(nb)
     static_widgets(nb)
+    describe_plots(nb)
     exporter = HTMLExporter(template_name="basic", exclude_input_prompt=True, exclude_output_prompt=True)
     remove = TagRemovePreprocessor(remove_cell_tags={"setup"}, enabled=True)
     exporter.register_preprocessor(remove, enabled=True)
     body, _ = exporter.from_notebook_node(nb)
     for target, page in (link_map or {}).items():
         body = body.replace(f'href="{target}"', f'href="{page}"')
-    body = _alt_texts(body)
     first = _HEADING.search(body)
     title = _plain(first.group(3)).rstrip("¶").strip() if first else "Untitled"
     return NotebookPage(title, body, _sections(body, title))
