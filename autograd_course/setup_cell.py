@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 
 from autograd_course.course import content_dir, course_notebooks, exercise_notebooks
-from autograd_course.repository import DIST, course_version, repository
+from autograd_course.repository import DIST, course_version, repo_parts, repository
 
 __all__ = [
     "CELL_ID",
@@ -76,7 +76,9 @@ def install_target(repo: str | None = None, ref: str | None = None) -> str:
     repo = repo or repository()
     if not repo:
         return ""
-    return f"{DIST} @ git+{repo.removesuffix('.git')}.git@{ref or 'v' + course_version()}"
+    url, github = repo_parts(repo)
+    clone = f"{url}.git" if github else repo.strip().rstrip("/")  # elsewhere the URL may not take a .git
+    return f"{DIST} @ git+{clone}@{ref or 'v' + course_version()}"
 
 
 def cell_source(notebook: str, repo: str | None = None, ref: str | None = None) -> str:

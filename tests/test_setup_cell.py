@@ -14,7 +14,14 @@ import pytest
 from autograd_course import hosted
 from autograd_course import repository as repository_module
 from autograd_course.course import exercise_notebooks
-from autograd_course.setup_cell import TAG, apply, cell_source, default_notebooks, stale_notebooks
+from autograd_course.setup_cell import (
+    TAG,
+    apply,
+    cell_source,
+    default_notebooks,
+    install_target,
+    stale_notebooks,
+)
 
 REPO = "https://github.com/teacher/autograd-fork"
 
@@ -65,6 +72,14 @@ def test_hosted_the_cell_falls_back_to_no_deps_when_the_platforms_torch_is_too_o
     assert second[-2:] == ["--no-deps", f"autograd-debugging-course @ git+{REPO}.git@v9.9"]
     assert "older than the course is tested on" in capsys.readouterr().out
     assert prepare == ["prepare", "notebooks/05_grad_modes.ipynb"]
+
+
+def test_the_install_target_adds_git_on_github_only():
+    assert install_target(REPO + ".git/", "v1") == f"autograd-debugging-course @ git+{REPO}.git@v1"
+    local = "file:///srv/course"  # a path is cloned as it is named
+    assert install_target(local, "v1") == f"autograd-debugging-course @ git+{local}@v1"
+    with pytest.raises(ValueError, match="expected the repository as a git URL"):
+        install_target("teacher/fork", "v1")
 
 
 def test_without_a_repository_the_hosted_cell_tells_the_learner_to_ask_the_sender(monkeypatch):
