@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +42,7 @@ _AXE_RUN = """async () => {
     .filter(v => v.impact === "serious" || v.impact === "critical")
     .map(v => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}x, e.g. ${v.nodes[0].target.join(" ")})`);
 }"""
+RAW_WIDGET = re.compile(r"\b(VBox|HBox|Box|interactive)\(children=")
 _READY = "() => document.body.dataset.ready === 'true'"  # site.js: diagrams drawn, scrollers focusable
 
 
@@ -94,6 +96,7 @@ def test_page_renders_offline_and_passes_axe(path: str, site_url: str, browser_c
             assert mermaid.nth(i).locator("svg").count() == 1, f"diagram {i} of {path} was not drawn"
         if path.startswith("notebooks/"):
             assert page.locator(".output_area").first.is_visible()
+        assert not RAW_WIDGET.search(page.inner_text("main")), f"{path} shows a widget's repr"
         if path != "index.html":
             rel = path.removesuffix(".html") + ".ipynb"
             colab = page.get_by_role("link", name="Open in Colab").get_attribute("href")
