@@ -12,14 +12,14 @@ exercises/ get the cell from their solution: run `autograd-course generate` afte
 
 from __future__ import annotations
 
-import importlib.metadata as md
 import json
 import sys
 from pathlib import Path
 
 import nbformat
 
-from autograd_course.course import checkout, content_dir, course_notebooks, exercise_notebooks
+from autograd_course.course import content_dir, course_notebooks, exercise_notebooks
+from autograd_course.repository import DIST, course_version, repo_parts, repository
 
 __all__ = [
     "CELL_ID",
@@ -34,10 +34,8 @@ __all__ = [
     "stale_notebooks",
 ]
 
-DIST = "autograd-debugging-course"
 TAG = "setup"
 CELL_ID = "course-setup"
-URL_KEYS = ("Repository", "Source", "Homepage")
 
 _HEAD = """\
 # Setup for Colab and Kaggle: installs this course there; on your own machine it does nothing.
@@ -66,37 +64,11 @@ _INSTALL = """\
 
     prepare({notebook})"""
 _MISSING = """\
-    # No [project.urls] Repository in pyproject.toml when this cell was written.
-    raise RuntimeError("set [project.urls] Repository, then: python -m autograd_course.setup_cell --write")"""
-
-
-def _project_toml() -> dict:
-    root = checkout()
-    if root is None or sys.version_info < (3, 11):
-        return {}
-    import tomllib
-
-    return tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
-
-
-def repository() -> str | None:
-    """The course's public repository: [project.urls] Repository (or Source, Homepage), else None."""
-    project = _project_toml()
-    if project:
-        urls = project.get("urls", {})
-    else:
-        try:
-            entries = md.metadata(DIST).get_all("Project-URL") or []
-        except md.PackageNotFoundError:
-            entries = []
-        urls = dict(tuple(part.strip() for part in e.split(",", 1)) for e in entries if "," in e)
-    found = next((urls[k] for k in URL_KEYS if urls.get(k)), None)
-    return found.rstrip("/") if found else None
-
-
-def _version() -> str:
-    project = _project_toml()
-    return project.get("version") or md.version(DIST)
+    # This copy of the course named no repository to install from when this cell was written.
+    raise RuntimeError(
+        "This copy of the course has no published home, so it cannot install itself here. "
+        "Ask whoever sent you this link for a link to the course's own repository."
+    )"""
 
 
 def install_target(repo: str | None = None, ref: str | None = None) -> str:
@@ -104,7 +76,9 @@ def install_target(repo: str | None = None, ref: str | None = None) -> str:
     repo = repo or repository()
     if not repo:
         return ""
-    return f"{DIST} @ git+{repo.removesuffix('.git')}.git@{ref or 'v' + _version()}"
+    url, github = repo_parts(repo)
+    clone = f"{url}.git" if github else repo.strip().rstrip("/")  # elsewhere the URL may not take a .git
+    return f"{DIST} @ git+{clone}@{ref or 'v' + course_version()}"
 
 
 def cell_source(notebook: str, repo: str | None = None, ref: str | None = None) -> str:
@@ -129,9 +103,12 @@ def _with_cell(nb: nbformat.NotebookNode, source: str) -> bool:
         first_code = next(c for c in nb.cells if c.cell_type == "code")
         if first_code is tagged[0]:
             return False
+    # A stored notebook stays executed: the cell prints nothing off Colab and Kaggle, so the new
+    # source keeps the old cell's execution count (its outputs, if any, are dropped).
+    count = tagged[0].get("execution_count") if tagged else None
     for cell in tagged:
         nb.cells.remove(cell)
-    cell = nbformat.v4.new_code_cell(source, metadata={"tags": [TAG]})
+    cell = nbformat.v4.new_code_cell(source, metadata={"tags": [TAG]}, execution_count=count)
     cell.id = CELL_ID
     index = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells))
     nb.cells.insert(index, cell)

@@ -12,8 +12,16 @@ import nbformat
 import pytest
 
 from autograd_course import hosted
+from autograd_course import repository as repository_module
 from autograd_course.course import exercise_notebooks
-from autograd_course.setup_cell import TAG, apply, cell_source, default_notebooks, stale_notebooks
+from autograd_course.setup_cell import (
+    TAG,
+    apply,
+    cell_source,
+    default_notebooks,
+    install_target,
+    stale_notebooks,
+)
 
 REPO = "https://github.com/teacher/autograd-fork"
 
@@ -66,9 +74,34 @@ def test_hosted_the_cell_falls_back_to_no_deps_when_the_platforms_torch_is_too_o
     assert prepare == ["prepare", "notebooks/05_grad_modes.ipynb"]
 
 
-def test_without_a_repository_the_hosted_cell_says_what_to_set(monkeypatch):
-    with pytest.raises(RuntimeError, match=r"set \[project.urls\] Repository"):
-        _hosted_run(cell_source("notebooks/00_mental_model.ipynb", repo=""), monkeypatch, "COLAB_RELEASE_TAG")
+def test_the_install_target_adds_git_on_github_only():
+    assert install_target(REPO + ".git/", "v1") == f"autograd-debugging-course @ git+{REPO}.git@v1"
+    local = "file:///srv/course"  # a path is cloned as it is named
+    assert install_target(local, "v1") == f"autograd-debugging-course @ git+{local}@v1"
+    with pytest.raises(ValueError, match="expected the repository as a git URL"):
+        install_target("teacher/fork", "v1")
+
+
+def test_without_a_repository_the_hosted_cell_tells_the_learner_to_ask_the_sender(monkeypatch):
+    monkeypatch.setattr(repository_module, "project_table", lambda: {"version": "0.1.0"})
+    source = cell_source("notebooks/00_mental_model.ipynb")
+    with pytest.raises(RuntimeError, match="no published home") as raised:
+        _hosted_run(source, monkeypatch, "COLAB_RELEASE_TAG")
+    message = str(raised.value)
+    assert "ask whoever sent you this link" in message.lower()
+    assert "autograd_course" not in message and "--write" not in message and "pyproject" not in message
+
+
+def test_rewriting_keeps_the_setup_cells_execution_count(tmp_path):
+    """The cell prints nothing off Colab, so a stored notebook stays executed when its source changes."""
+    nb = nbformat.v4.new_notebook()
+    old = nbformat.v4.new_code_cell("# an old setup cell", metadata={"tags": [TAG]}, execution_count=1)
+    nb.cells = [old, nbformat.v4.new_code_cell("print(1)", execution_count=2)]
+    path = tmp_path / "99_x.ipynb"
+    nbformat.write(nb, path)
+    assert apply([path], repo=REPO) == [path]
+    written = nbformat.read(path, as_version=4)
+    assert REPO in written.cells[0].source and written.cells[0].execution_count == 1
 
 
 def test_writer_puts_one_cell_first_among_code_cells_and_is_idempotent(tmp_path):

@@ -80,3 +80,20 @@ def test_ci_gives_bubblewrap_its_namespaces_requires_the_sandbox_and_caches_pip(
     assert cache["with"]["path"] == job["env"]["PIP_CACHE_DIR"]
     nightly = workflow("nightly.yml")["jobs"]["torch"]["steps"]
     assert any(".nox" in s.get("with", {}).get("path", "") for s in nightly if "uses" in s)
+
+
+def test_pages_builds_the_site_with_the_readme_command_and_deploys_it():
+    jobs = workflow("pages.yml")["jobs"]
+    build = jobs["build"]["steps"]
+    command = next(s["run"] for s in build if "autograd-course site" in s.get("run", ""))
+    out_dir = command.split()[2]
+    upload = next(s for s in build if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert upload["with"]["path"] == out_dir
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"autograd-course site {out_dir}" in readme  # the command the README documents
+    install = next(s["run"] for s in build if "pip install" in s.get("run", ""))
+    assert "[site]" in install and "-c constraints.txt" in install
+    deploy = jobs["deploy"]
+    assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert any(s.get("uses", "").startswith("actions/deploy-pages@") for s in deploy["steps"])

@@ -1,14 +1,17 @@
-"""`autograd-course links --repo URL`: Colab, Binder and nbgitpuller links for every notebook."""
+"""`autograd-course links [--repo URL]`: Colab, Binder and nbgitpuller links for every notebook.
+
+The repository defaults to the course's one setting, [project.urls] Repository (autograd_course.repository).
+"""
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from dataclasses import dataclass
-from urllib.parse import quote, urlencode, urlparse
+from urllib.parse import urlencode, urlparse
 
 from autograd_course.course import course_notebooks, exercise_notebooks
+from autograd_course.repository import binder_link, colab_link, repo_parts, repository
 
 NAME = "links"
 HELP = "print Open-in-Colab, Binder and JupyterHub (nbgitpuller) links for your fork of the course"
@@ -30,33 +33,6 @@ class NotebookLinks:
         return f"NotebookLinks({self.path})"
 
 
-GIT_SCHEMES = ("http", "https", "file", "ssh", "git")  # what nbgitpuller can clone on a hub
-_SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:[^/].*/.+")  # git@gitlab.example.edu:group/course.git
-
-
-def _repo_parts(repo: str) -> tuple[str, str | None]:
-    """(repository URL without .git, "owner/name" on GitHub else None); ValueError for a non-URL.
-
-    Any git URL serves the hub (GitHub, GitLab, a self-hosted server, file:// in tests).
-    """
-    text = repo.strip().rstrip("/")
-    parsed = urlparse(text)
-    path = parsed.path.strip("/")
-    if not _SCP_LIKE.match(text) and (
-        parsed.scheme not in GIT_SCHEMES
-        or (parsed.scheme != "file" and not parsed.netloc)
-        or path.count("/") < (0 if parsed.scheme == "file" else 1)
-        or not path
-    ):
-        raise ValueError(
-            "expected the repository as a git URL like https://github.com/OWNER/NAME, "
-            f"https://gitlab.example.edu/GROUP/NAME.git or file:///path/to/course.git; got {repo!r}"
-        )
-    url = text.removesuffix(".git")
-    github = parsed.scheme in ("http", "https") and parsed.netloc.lower() == "github.com"
-    return url, urlparse(url).path.strip("/") if github else None
-
-
 def _hub_link(hub: str, clone: str, ref: str, path: str) -> str:
     """The nbgitpuller link: clone (or merge into) ~/<repo name>/ on the hub, then open path in JupyterLab.
 
@@ -73,23 +49,14 @@ def _hub_link(hub: str, clone: str, ref: str, path: str) -> str:
 
 def notebook_links(repo: str, ref: str = "main", hub: str | None = None) -> list[NotebookLinks]:
     """Links for every lesson (notebooks/) and exercise (exercises/), in course order."""
-    url, slug = _repo_parts(repo)
+    url, slug = repo_parts(repo)
     clone = url if slug else repo.strip().rstrip("/")  # .git is optional on GitHub only; keep it elsewhere
     paths = [f"notebooks/{p.name}" for p in course_notebooks()]
     paths += [f"exercises/{p.name}" for p in exercise_notebooks()]
-    binder_base = (
-        f"https://mybinder.org/v2/gh/{slug}/{quote(ref, safe='')}"
-        if slug
-        else f"https://mybinder.org/v2/git/{quote(url + '.git', safe='')}/{quote(ref, safe='')}"
-        if urlparse(url).scheme in ("http", "https")
-        else ""  # mybinder.org cannot reach a local or ssh-only repository
-    )
     out = []
     for path in paths:
-        colab = f"https://colab.research.google.com/github/{slug}/blob/{ref}/{path}" if slug else ""
-        binder = f"{binder_base}?{urlencode({'labpath': path})}" if binder_base else ""
         pull = _hub_link(hub, clone, ref, path) if hub else ""
-        out.append(NotebookLinks(path, colab, binder, pull))
+        out.append(NotebookLinks(path, colab_link(repo, ref, path), binder_link(repo, ref, path), pull))
     return out
 
 
@@ -109,7 +76,9 @@ def markdown_table(links: list[NotebookLinks]) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """--repo, --ref, --hub, --markdown."""
     parser.add_argument(
-        "--repo", required=True, help="your repository (fork), e.g. https://github.com/OWNER/NAME"
+        "--repo",
+        help="your repository (fork), e.g. https://github.com/OWNER/NAME "
+        "(default: [project.urls] Repository in pyproject.toml)",
     )
     parser.add_argument("--ref", default="main", help="branch, tag or commit the links open (default: main)")
     parser.add_argument(
@@ -126,13 +95,34 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    setting = repository()
+    repo = args.repo or setting
+    if not repo:
+        print(
+            "error: no repository: pass --repo URL, or set [project.urls] Repository in pyproject.toml",
+            file=sys.stderr,
+        )
+        return 2
     try:
-        links = notebook_links(args.repo, args.ref, args.hub)
+        links = notebook_links(repo, args.ref, args.hub)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if links and not links[0].colab:
         print("no Colab links: Colab opens notebooks from github.com only", file=sys.stderr)
+    elif links and not setting:
+        print(
+            "warning: [project.urls] Repository is not set, so the notebooks' setup cells cannot install "
+            "the course on Colab or Kaggle: set it, run `autograd-course setup-cell --write` and "
+            "`autograd-course generate`, and push, before sharing these Colab links",
+            file=sys.stderr,
+        )
+    elif links and repo_parts(repo)[0] != setting.removesuffix(".git"):
+        print(
+            f"warning: on Colab and Kaggle the notebooks' setup cells install the course from {setting} "
+            "([project.urls] Repository), not from --repo",
+            file=sys.stderr,
+        )
     if args.markdown:
         print(markdown_table(links))
         return 0

@@ -1,0 +1,103 @@
+"""One course notebook as the HTML body of a site page, from its stored outputs (no kernel starts)."""
+
+from __future__ import annotations
+
+import copy
+import html
+import re
+from dataclasses import dataclass, field
+
+import nbformat
+from nbconvert import HTMLExporter
+from nbconvert.preprocessors import TagRemovePreprocessor
+
+__all__ = ["WIDGET_NOTE", "NotebookPage", "describe_plots", "notebook_page", "static_widgets"]
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+WIDGET_NOTE = "Interactive widget: open the notebook (Colab, Binder or your own Jupyter) to use it."
+_WIDGET_REPR = re.compile(r"^\s*[A-Z]\w*\(")  # VBox(children=...), interactive(...): a widget's own repr
+_HEADING = re.compile(r"<h([1-6]) id=\"([^\"]*)\">(.*?)</h\1>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+
+@dataclass
+class NotebookPage:
+    """A notebook rendered for the site: its title, body HTML and the text search reads, by section."""
+
+    title: str
+    body: str
+    sections: list[tuple[str, str, str]] = field(default_factory=list)  # (anchor, heading, text)
+
+    def __repr__(self) -> str:
+        return f"NotebookPage({self.title!r}, {len(self.sections)} sections)"
+
+
+def static_widgets(nb: nbformat.NotebookNode) -> int:
+    """Replace each widget view by its stored sentence and a note (never a `VBox(...)` repr); the count."""
+    count = 0
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if WIDGET_MIME not in data:
+                continue
+            text = "".join(data.get("text/plain", ""))
+            sentence = "" if _WIDGET_REPR.match(text) else f"<p>{html.escape(text)}</p>"
+            data.pop(WIDGET_MIME)
+            data["text/html"] = f'<div class="widget-fallback">{sentence}<p><em>{WIDGET_NOTE}</em></p></div>'
+            data["text/plain"] = WIDGET_NOTE
+            count += 1
+    return count
+
+
+def _plain(fragment: str) -> str:
+    return " ".join(html.unescape(_TAG.sub(" ", fragment)).split())
+
+
+def describe_plots(nb: nbformat.NotebookNode) -> int:
+    """Give every stored plot an alternative text naming its section; the count of plots described."""
+    path: dict[int, str] = {}  # heading level -> the latest heading of that level
+    count = 0
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for marks, text in re.findall(r"^(#{2,6})\s+(.+)$", cell.source, re.M):
+                path = {k: v for k, v in path.items() if k < len(marks)} | {len(marks): text.strip()}
+            continue
+        heading = " › ".join(path[k] for k in sorted(path)).replace("`", "") or "the introduction"
+        for output in cell.get("outputs", []):
+            for mime in ("image/png", "image/jpeg", "image/svg+xml"):
+                if mime not in output.get("data", {}):
+                    continue
+                meta = output.setdefault("metadata", {}).setdefault(mime, {})
+                if not meta.get("alt"):
+                    meta["alt"] = f"Plot drawn by the code cell above, in “{heading}”"
+                    count += 1
+    return count
+
+
+def _sections(body: str, title: str) -> list[tuple[str, str, str]]:
+    """(anchor, heading, plain text) for each part of the page between headings."""
+    sections, anchor, heading, pos = [], "", title, 0
+    for match in _HEADING.finditer(body):
+        sections.append((anchor, heading, _plain(body[pos : match.start()])))
+        anchor, heading, pos = match.group(2), _plain(match.group(3)).rstrip("¶").strip(), match.end()
+    sections.append((anchor, heading, _plain(body[pos:])))
+    return [s for s in sections if s[2] or s[0]]
+
+
+def notebook_page(nb: nbformat.NotebookNode, link_map: dict[str, str] | None = None) -> NotebookPage:
+    """Render a notebook's stored cells and outputs; links to other course notebooks become page links.
+
+    The setup cell (Colab and Kaggle only) is left out; widgets get their static fallback.
+    """
+    nb = copy.deepcopy(nb)
+    static_widgets(nb)
+    describe_plots(nb)
+    exporter = HTMLExporter(template_name="basic", exclude_input_prompt=True, exclude_output_prompt=True)
+    remove = TagRemovePreprocessor(remove_cell_tags={"setup"}, enabled=True)
+    exporter.register_preprocessor(remove, enabled=True)
+    body, _ = exporter.from_notebook_node(nb)
+    for target, page in (link_map or {}).items():
+        body = body.replace(f'href="{target}"', f'href="{page}"')
+    first = _HEADING.search(body)
+    title = _plain(first.group(3)).rstrip("¶").strip() if first else "Untitled"
+    return NotebookPage(title, body, _sections(body, title))

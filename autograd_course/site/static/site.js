@@ -1,0 +1,83 @@
+// The course site: draw the Mermaid diagrams, and search the index built with the site.
+(function () {
+  "use strict";
+  // A region that scrolls sideways (a wide table or diagram) takes the keyboard focus, so it can scroll.
+  function focusScrollers() {
+    document.querySelectorAll(".output_area, .jp-Mermaid, pre").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth + 1 && !el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
+    });
+    document.body.setAttribute("data-ready", "true");
+  }
+  var drawn = Promise.resolve();
+  if (window.mermaid && document.querySelector("pre.mermaid")) {
+    window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral" });
+    drawn = window.mermaid.run({ querySelector: "pre.mermaid" });
+  }
+  drawn.then(focusScrollers, function (err) { focusScrollers(); throw err; });
+
+  var root = document.body.getAttribute("data-root") || "";
+  var box = document.getElementById("search-box");
+  var results = document.getElementById("search-results");
+  var index = window.COURSE_SEARCH || [];
+
+  function search(query) {
+    var words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    if (!words.length) return [];
+    var hits = [];
+    index.forEach(function (page) {
+      page.sections.forEach(function (section) {
+        var text = (section.heading + " " + section.text).toLowerCase();
+        var score = 0;
+        for (var i = 0; i < words.length; i++) {
+          var count = text.split(words[i]).length - 1;
+          if (!count) return;
+          score += count + (section.heading.toLowerCase().indexOf(words[i]) >= 0 ? 5 : 0);
+        }
+        hits.push({ page: page, section: section, score: score });
+      });
+    });
+    var best = {};
+    hits.forEach(function (hit) {  // one result a page: its best section, pages ranked by their total
+      var key = hit.page.url;
+      if (!best[key]) best[key] = { hit: hit, total: 0 };
+      best[key].total += hit.score;
+      if (hit.score > best[key].hit.score) best[key].hit = hit;
+    });
+    return Object.keys(best)
+      .map(function (k) { return best[k]; })
+      .sort(function (a, b) { return b.total - a.total; })
+      .slice(0, 10);
+  }
+
+  function snippet(text, word) {
+    var at = text.toLowerCase().indexOf(word);
+    var start = Math.max(0, at - 60);
+    return (start ? "…" : "") + text.slice(start, start + 160) + "…";
+  }
+
+  function show() {
+    var query = box.value.trim();
+    results.textContent = "";
+    if (!query) return;
+    var found = search(query);
+    var status = document.createElement("p");
+    status.textContent = found.length ? found.length + " pages match" : "No page matches " + query;
+    results.appendChild(status);
+    var list = document.createElement("ol");
+    found.forEach(function (entry) {
+      var hit = entry.hit;
+      var item = document.createElement("li");
+      var link = document.createElement("a");
+      link.href = root + hit.page.url + (hit.section.anchor ? "#" + hit.section.anchor : "");
+      link.textContent = hit.page.title + " › " + hit.section.heading;
+      var text = document.createElement("span");
+      text.textContent = snippet(hit.section.text, query.toLowerCase().split(/\s+/)[0]);
+      item.appendChild(link);
+      item.appendChild(text);
+      list.appendChild(item);
+    });
+    results.appendChild(list);
+  }
+
+  if (box) box.addEventListener("input", show);
+})();

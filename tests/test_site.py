@@ -1,0 +1,162 @@
+"""`autograd-course site`: every lesson and exercise page from stored outputs, self-contained, searchable."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import nbformat
+import pytest
+
+from autograd_course import repository as repository_module
+from autograd_course.cli import main
+from autograd_course.course import COURSE_MAP, course_notebooks, exercise_notebooks
+from autograd_course.site import WIDGET_NOTE, build_site
+from autograd_course.site.build import CODE_BACKGROUND, contrast, readable
+from autograd_course.site.notebook_html import static_widgets
+
+FORK = "https://github.com/teacher/autograd-fork"
+BRANCH = "spring-2027"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site built once, in a checkout whose one repository setting names a fork."""
+    out = tmp_path_factory.mktemp("site")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            repository_module, "project_table", lambda: {"version": "0.1.0", "urls": {"Repository": FORK}}
+        )
+        build_site(out, branch=BRANCH)
+    return out
+
+
+def pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_every_lesson_and_exercise_has_a_page(site):
+    expected = [f"notebooks/{p.stem}" for p in course_notebooks()]
+    expected += [f"exercises/{p.stem}" for p in exercise_notebooks()]
+    for stem in expected:
+        assert (site / f"{stem}.html").is_file(), stem
+    assert {p.relative_to(site).as_posix() for p in pages(site)} == {
+        "index.html",
+        *(s + ".html" for s in expected),
+    }
+
+
+def test_downloads_are_the_stored_notebooks(site):
+    for nb in course_notebooks() + exercise_notebooks():
+        copy = site / nb.parent.name / nb.name
+        assert copy.read_bytes() == nb.read_bytes()
+
+
+def test_the_home_page_is_the_course_map(site):
+    home = (site / "index.html").read_text(encoding="utf-8")
+    hrefs = re.findall(r'href="([^"]+\.html)"', home)
+    for lesson in COURSE_MAP:
+        assert f"notebooks/{lesson.notebook().stem}.html" in hrefs and lesson.title in home
+    for nb in exercise_notebooks():
+        assert f"exercises/{nb.stem}.html" in hrefs
+
+
+def test_no_page_loads_a_script_style_or_image_from_another_host(site):
+    for page in pages(site):
+        text = page.read_text(encoding="utf-8")
+        loaded = re.findall(r"<(?:script|img|iframe)\b[^>]*\bsrc=\"([^\"]*)\"", text)
+        loaded += re.findall(r"<link\b[^>]*\bhref=\"([^\"]*)\"", text)
+        remote = [url for url in loaded if re.match(r"(https?:)?//", url)]
+        assert not remote, f"{page.name} loads {remote}"
+        for src in re.findall(r"<script\b[^>]*\bsrc=\"([^\"]*)\"", text):
+            assert (page.parent / src).resolve().is_file(), f"{page.name}: {src} is not in the site"
+    for css in (site / "static").glob("*.css"):
+        assert not re.search(r"@import|url\(\s*['\"]?(https?:)?//", css.read_text(encoding="utf-8")), css.name
+
+
+def test_outputs_are_the_stored_ones(site):
+    page = (site / "notebooks/03_backward_twice.html").read_text(encoding="utf-8")
+    assert "Trying to backward through the graph a second time" in page  # expect_error's traceback
+    assert '<pre class="mermaid">' in page
+    plots = (site / "notebooks/02_gradient_accumulation.html").read_text(encoding="utf-8")
+    images = re.findall(r"<img [^>]*>", plots)
+    assert images and all('alt="Plot drawn by the code cell above, in “' in img for img in images)
+    assert "course-setup" not in page and "ON_COLAB" not in page  # the Colab setup cell is left out
+
+
+def test_widgets_show_a_static_fallback_never_their_repr(site):
+    page = (site / "notebooks/02_gradient_accumulation.html").read_text(encoding="utf-8")
+    assert "widget-fallback" in page and WIDGET_NOTE in page
+    assert not re.search(r"(VBox|HBox|interactive)\(", page.split("<article", 1)[1].split("<code", 1)[0])
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("w")]
+    nb.cells[0].outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            {
+                "application/vnd.jupyter.widget-view+json": {"model_id": "x"},
+                "text/plain": "VBox(children=(...))",
+            },
+        )
+    ]
+    assert static_widgets(nb) == 1
+    html = nb.cells[0].outputs[0]["data"]["text/html"]
+    assert "VBox" not in html and WIDGET_NOTE in html
+
+
+def test_search_finds_retain_graph_in_lesson_03(site):
+    index = json.loads((site / "search.json").read_text(encoding="utf-8"))
+    script = (site / "static/search-index.js").read_text(encoding="utf-8")
+    assert json.loads(script.removeprefix("window.COURSE_SEARCH = ").rstrip().removesuffix(";")) == index
+
+    def count(page: dict) -> int:
+        return sum((s["heading"] + s["text"]).count("retain_graph") for s in page["sections"])
+
+    ranked = sorted(index, key=count, reverse=True)
+    assert ranked[0]["url"] == "notebooks/03_backward_twice.html" and count(ranked[0]) > 0
+    assert len(index) == len(course_notebooks()) + len(exercise_notebooks())
+
+
+def test_launch_links_follow_the_repository_setting_and_branch(site):
+    for page in pages(site):
+        if page.name == "index.html":
+            continue
+        rel = page.relative_to(site).with_suffix(".ipynb").as_posix()
+        text = page.read_text(encoding="utf-8")
+        colab = re.search(r'href="(https://colab\.research\.google\.com/[^"]+)"', text).group(1)
+        assert colab == f"https://colab.research.google.com/github/teacher/autograd-fork/blob/{BRANCH}/{rel}"
+        binder = urlparse(
+            re.search(r'href="(https://mybinder\.org/[^"]+)"', text).group(1).replace("&amp;", "&")
+        )
+        assert binder.path == f"/v2/gh/teacher/autograd-fork/{BRANCH}"
+        assert parse_qs(binder.query) == {"labpath": [rel]}
+        assert f'href="{Path(rel).name}" download' in text
+
+
+def test_code_colours_are_readable_on_the_code_background(site):
+    css = (site / "static/pygments.css").read_text(encoding="utf-8")
+    colours = re.findall(r"(?<![-\w])color: (#[0-9a-fA-F]{3,6})\b", css)
+    assert colours and min(contrast(c, CODE_BACKGROUND) for c in colours) >= 4.5
+    assert contrast(readable("#eeeeee"), CODE_BACKGROUND) >= 4.5  # a pale colour is darkened until it is
+
+
+def test_links_between_notebooks_point_at_pages_and_every_local_link_resolves(site):
+    page = (site / "notebooks/00_mental_model.html").read_text(encoding="utf-8")
+    assert 'href="01_graph_cuts.html"' in page and 'href="01_graph_cuts.ipynb"' not in page
+    broken = []
+    for path in pages(site):
+        for href in re.findall(r'href="([^"]*)"', path.read_text(encoding="utf-8")):
+            local = href.split("#", 1)[0]
+            if local and not re.match(r"[a-z]+:", local) and not (path.parent / local).exists():
+                broken.append(f"{path.relative_to(site)}: {href}")
+    assert not broken
+
+
+def test_bad_repository_or_out_dir_is_a_clear_error(tmp_path, capsys):
+    assert main(["site", str(tmp_path / "out"), "--repo", "teacher/fork"]) == 2
+    assert "expected the repository as a git URL" in capsys.readouterr().err
+    (tmp_path / "file").write_text("x")
+    assert main(["site", str(tmp_path / "file")]) == 2
+    assert "is a file" in capsys.readouterr().err
