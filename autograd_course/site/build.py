@@ -123,6 +123,63 @@ def _home(notebooks: list[tuple[str, Path]], titles: dict[str, str]) -> str:
     )
 
 
+def _copy_static(static: Path) -> None:
+    """The vendored scripts and the theme, and the code colours as CSS."""
+    static.mkdir(parents=True, exist_ok=True)
+    for name in VENDORED:
+        shutil.copyfile(HERE / "static" / name, static / name)
+    (static / "pygments.css").write_text(pygments_css(), encoding="utf-8")
+
+
+def _link_map(notebooks: list[tuple[str, Path]]) -> dict[str, str]:
+    """A notebook's links to its neighbours (lessons by file name, exercises by ../exercises/...) as pages."""
+    link_map = {}
+    for rel, path in notebooks:
+        link_map[path.name] = f"{path.stem}.html"
+        link_map[f"../{rel}"] = f"../{rel.removesuffix('.ipynb')}.html"
+    return link_map
+
+
+def _nav(rendered: list, i: int) -> dict[str, dict[str, str]]:
+    """The previous and next pages of page i, where they exist."""
+    neighbour = {
+        "prev": rendered[i - 1] if i > 0 else None,
+        "next": rendered[i + 1] if i + 1 < len(rendered) else None,
+    }
+    return {
+        k: {"href": "../" + v[0].removesuffix(".ipynb") + ".html", "title": v[2].title}
+        for k, v in neighbour.items()
+        if v is not None
+    }
+
+
+def _write_page(out_dir: Path, template, rendered: list, i: int, repo: str | None, branch: str) -> dict:
+    """Write page i and its download copy; return its search-index entry."""
+    rel, path, page = rendered[i]
+    html_rel = rel.removesuffix(".ipynb") + ".html"
+    target = out_dir / html_rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, target.with_suffix(".ipynb"))
+    launch = {
+        "colab": colab_link(repo, branch, rel) if repo else "",
+        "binder": binder_link(repo, branch, rel) if repo else "",
+        "download": path.name,
+    }
+    text = template.render(
+        title=page.title,
+        site_title=SITE_TITLE,
+        root="../",
+        body=Markup(page.body),
+        launch=launch,
+        repo=repo,
+        branch=branch,
+        **_nav(rendered, i),
+    )
+    target.write_text(text, encoding="utf-8")
+    sections = [{"anchor": a, "heading": h, "text": t} for a, h, t in page.sections]
+    return {"url": html_rel, "title": page.title, "sections": sections}
+
+
 def build_site(out_dir: Path, repo: str | None = None, branch: str = "main") -> BuiltSite:
     """Write the whole site into out_dir from the notebooks' stored outputs; no kernel, no network.
 
@@ -133,69 +190,19 @@ def build_site(out_dir: Path, repo: str | None = None, branch: str = "main") -> 
         repo_parts(repo)  # a clear ValueError for something that is not a repository URL
     out_dir = Path(out_dir)
     static = out_dir / "static"
-    static.mkdir(parents=True, exist_ok=True)
-    for name in VENDORED:
-        shutil.copyfile(HERE / "static" / name, static / name)
-    (static / "pygments.css").write_text(pygments_css(), encoding="utf-8")
-    env = _environment()
-    template = env.get_template("page.html.j2")
+    _copy_static(static)
+    template = _environment().get_template("page.html.j2")
     notebooks = _notebooks()
-    titles = exercise_titles()
-    link_map = {}
-    for rel, path in notebooks:
-        # a lesson links to its neighbours by file name, an exercise to ../exercises/...: pages instead
-        link_map[path.name] = f"{path.stem}.html"
-        link_map[f"../{rel}"] = f"../{rel.removesuffix('.ipynb')}.html"
-    index, pages = [], []
-    rendered = []
-    for rel, path in notebooks:
-        nb = nbformat.read(path, as_version=4)
-        rendered.append((rel, path, notebook_page(nb, link_map)))
-    for i, (rel, path, page) in enumerate(rendered):
-        html_rel = rel.removesuffix(".ipynb") + ".html"
-        target = out_dir / html_rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target.with_suffix(".ipynb"))
-        neighbour = {
-            "prev": rendered[i - 1] if i > 0 else None,
-            "next": rendered[i + 1] if i + 1 < len(rendered) else None,
-        }
-        nav = {
-            k: {"href": "../" + v[0].removesuffix(".ipynb") + ".html", "title": v[2].title}
-            for k, v in neighbour.items()
-            if v is not None
-        }
-        launch = {
-            "colab": colab_link(repo, branch, rel) if repo else "",
-            "binder": binder_link(repo, branch, rel) if repo else "",
-            "download": path.name,
-        }
-        target.write_text(
-            template.render(
-                title=page.title,
-                site_title=SITE_TITLE,
-                root="../",
-                body=Markup(page.body),
-                launch=launch,
-                repo=repo,
-                branch=branch,
-                **nav,
-            ),
-            encoding="utf-8",
-        )
-        pages.append(html_rel)
-        index.append(
-            {
-                "url": html_rel,
-                "title": page.title,
-                "sections": [{"anchor": a, "heading": h, "text": t} for a, h, t in page.sections],
-            }
-        )
+    link_map = _link_map(notebooks)
+    rendered = [
+        (rel, path, notebook_page(nbformat.read(path, as_version=4), link_map)) for rel, path in notebooks
+    ]
+    index = [_write_page(out_dir, template, rendered, i, repo, branch) for i in range(len(rendered))]
     home = template.render(
         title="Course map",
         site_title=SITE_TITLE,
         root="",
-        body=Markup(_home(notebooks, titles)),
+        body=Markup(_home(notebooks, exercise_titles())),
         launch=None,
         repo=repo,
         branch=branch,
@@ -205,4 +212,4 @@ def build_site(out_dir: Path, repo: str | None = None, branch: str = "main") -> 
     (out_dir / "search.json").write_text(data, encoding="utf-8")
     (static / "search-index.js").write_text(f"window.COURSE_SEARCH = {data};\n", encoding="utf-8")
     (out_dir / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages serves the files as they are
-    return BuiltSite(out_dir, tuple(pages), repo, branch)
+    return BuiltSite(out_dir, tuple(entry["url"] for entry in index), repo, branch)
