@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from operator import attrgetter
 from typing import Any
 
 from helpers._table import Formatted, format_columns, formatted_html_table, formatted_text_table
@@ -24,11 +25,12 @@ class Report:
     def _table(self) -> Formatted:
         """The cells as text, made once for the text and the HTML form alike."""
         if self._formatted is None:
-            self._formatted = format_columns(self.columns, [self._cells(r) for r in self.rows])
+            self._formatted = format_columns(self.columns, self._cell_rows())
         return self._formatted
 
-    def _cells(self, row: Any) -> list[Any]:
-        return [getattr(row, c) for c in self.columns]
+    def _cell_rows(self) -> list[Sequence[Any]]:
+        """Each row's values in the order of `columns` (the rows' attributes of those names)."""
+        return list(map(attrgetter(*self.columns), self.rows))
 
     def _summary(self) -> str:
         return f"{len(self.rows)} parameters"

@@ -105,7 +105,8 @@ def abs_sum(tensor: torch.Tensor) -> torch.Tensor:
 # L-inf norms are scalar loops (about 7x slower than the public ops below), so the CPU, and any
 # torch without it, takes the per-tensor path. tests/test_stats.py checks both paths agree.
 _FOREACH_NORM = getattr(torch, "_foreach_norm", None)
-_CHUNK = 1 << 18  # elements measured at a time on the CPU: 1 MiB of float32 stays in cache
+_CHUNK = 1 << 17  # elements measured at a time on the CPU: 512 KiB of float32 stays in cache
+_SMALL = 4096  # tensors up to this size are stacked: one kernel for many, not one each
 
 
 def use_foreach(device: torch.device) -> bool:
@@ -113,27 +114,32 @@ def use_foreach(device: torch.device) -> bool:
     return _FOREACH_NORM is not None and device.type != "cpu"
 
 
-def _foreach_abs_stats(values: list[torch.Tensor], acc: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
-    """max |t| and sum |t| of each tensor (one dtype, one device): two fused kernels."""
+def _foreach_abs_stats(
+    values: list[torch.Tensor], acc: torch.dtype
+) -> tuple[list[int], torch.Tensor, torch.Tensor]:
+    """max |t| and sum |t| of each tensor (one dtype, one device), in order: two fused kernels."""
     maxes = _FOREACH_NORM(values, math.inf, dtype=acc)  # type: ignore[misc]
     sums = _FOREACH_NORM(values, 1, dtype=acc)  # type: ignore[misc]
-    return torch.stack(maxes), torch.stack(sums)
+    return list(range(len(values))), torch.stack(maxes), torch.stack(sums)
 
 
-def _looped_abs_stats(values: list[torch.Tensor], acc: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
-    """max |t| and sum |t| of each tensor (one dtype, one device) with public per-tensor ops.
+def _looped_abs_stats(
+    values: list[torch.Tensor], acc: torch.dtype
+) -> tuple[list[int], torch.Tensor, torch.Tensor]:
+    """max |t| and sum |t| of each tensor (one dtype, one device) with public per-tensor ops, in
+    the order of the returned indices.
 
-    |t| is written into a cache-sized scratch buffer and both reductions read it there, so
-    each gradient is read from memory once. Tensors of one shape that fit the buffer are
-    stacked into it, many per kernel (a model's biases); a larger tensor goes through it in chunks.
+    |t| is written into a cache-sized scratch buffer and both reductions read it there, so each
+    gradient is read from memory once; a tensor larger than the buffer goes through it in chunks.
+    Small tensors of one shape (a model's biases) are stacked into it, many per kernel.
     """
     buffer = torch.empty(_CHUNK, dtype=values[0].dtype, device=values[0].device)
     order: list[int] = []
-    maxes: list[torch.Tensor] = []
-    sums: list[torch.Tensor] = []
+    one_max: list[torch.Tensor] = []  # 0-dim, one per tensor measured alone
+    one_sum: list[torch.Tensor] = []
     shapes: dict[torch.Size, list[int]] = defaultdict(list)
     for i, v in enumerate(values):
-        if v.numel() <= _CHUNK:
+        if v.numel() <= _SMALL:
             shapes[v.shape].append(i)
             continue
         chunk_max, chunk_sum = [], []
@@ -142,8 +148,10 @@ def _looped_abs_stats(values: list[torch.Tensor], acc: torch.dtype) -> tuple[tor
             chunk_max.append(scratch.amax())
             chunk_sum.append(scratch.sum(dtype=acc))
         order.append(i)
-        maxes.append(torch.stack(chunk_max).amax().reshape(1))
-        sums.append(torch.stack(chunk_sum).sum().reshape(1))
+        one_max.append(chunk_max[0] if len(chunk_max) == 1 else torch.stack(chunk_max).amax())
+        one_sum.append(chunk_sum[0] if len(chunk_sum) == 1 else torch.stack(chunk_sum).sum())
+    maxes = [torch.stack(one_max)] if one_max else []
+    sums = [torch.stack(one_sum)] if one_sum else []
     for shape, idx in shapes.items():
         numel = values[idx[0]].numel()
         per_batch = _CHUNK // numel
@@ -154,11 +162,7 @@ def _looped_abs_stats(values: list[torch.Tensor], acc: torch.dtype) -> tuple[tor
             order += batch
             maxes.append(scratch.view(len(batch), numel).amax(dim=1))
             sums.append(scratch.view(len(batch), numel).sum(dim=1, dtype=acc))
-    back = [0] * len(values)  # position in `order` of each input tensor
-    for position, i in enumerate(order):
-        back[i] = position
-    where = torch.tensor(back, device=buffer.device)
-    return torch.cat(maxes).index_select(0, where), torch.cat(sums).index_select(0, where)
+    return order, torch.cat(maxes), torch.cat(sums)
 
 
 @torch.no_grad()
@@ -186,8 +190,8 @@ def abs_stats(tensors: Sequence[torch.Tensor]) -> list[tuple[float, float]]:
             others.append(i)
     for (device, dtype), idx in groups.items():
         measure = _foreach_abs_stats if use_foreach(device) else _looped_abs_stats
-        group_max, group_sum = measure([values[i] for i in idx], _accumulation_dtype(dtype))
-        order += idx
+        positions, group_max, group_sum = measure([values[i] for i in idx], _accumulation_dtype(dtype))
+        order += [idx[j] for j in positions]
         maxes.append(on_device(group_max.double(), first))
         sums.append(on_device(group_sum.double(), first))
     if others:

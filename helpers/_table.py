@@ -67,10 +67,12 @@ def format_columns(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> For
     for values in by_column:
         kinds = set(map(type, values))
         numeric = bool(values) and all(issubclass(k, (int, float)) and not issubclass(k, bool) for k in kinds)
-        if kinds <= {str}:
+        if len(kinds) == 1 and values.count(values[0]) == len(values):  # one value: format it once
+            cells = [fmt(values[0])] * len(values)
+        elif kinds <= {str}:
             cells = values
         elif kinds <= {float}:
-            cells = [format(v, ".3e") for v in values]
+            cells = list(map("{:.3e}".format, values))
         elif kinds <= {bool, int}:
             cells = list(map(str, values))
         elif all(issubclass(k, Enum) and not issubclass(k, str) for k in kinds):
@@ -88,15 +90,15 @@ def text_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 def formatted_text_table(columns: Sequence[str], formatted: Formatted) -> str:
     """text_table of cells format_columns already made."""
-    widths = [
-        max(len(title), *map(len, cells)) if cells else len(title)
-        for title, (cells, _) in zip(columns, formatted)
-    ]
-    line = "  ".join(
-        f"{{:{'>' if numeric else '<'}{w}}}" for w, (_, numeric) in zip(widths, formatted)
-    ).format
-    body = [line(*row).rstrip() for row in zip(*(cells for cells, _ in formatted))]
-    return "\n".join([line(*columns).rstrip(), line(*("-" * w for w in widths)).rstrip(), *body])
+    padded = []
+    for title, (cells, numeric) in zip(columns, formatted):
+        width = max(len(title), *map(len, cells)) if cells else len(title)
+        align = str.rjust if numeric else str.ljust
+        same = set(map(len, cells)) <= {width}  # every cell as wide as the column: nothing to pad
+        padded.append(
+            [align(title, width), "-" * width, *(cells if same else [align(c, width) for c in cells])]
+        )
+    return "\n".join(map(str.rstrip, map("  ".join, zip(*padded))))
 
 
 _NON_FINITE_CELL = {
@@ -122,12 +124,18 @@ def formatted_html_table(
     """html_report_table of cells format_columns already made."""
     tds_by_column = []
     for title, (cells, _) in zip(columns, formatted):
-        if any(ch in "".join(cells) for ch in "&<>\"'"):
+        text = "".join(cells)
+        if any(ch in text for ch in "&<>\"'"):
             cells = [html.escape(c) for c in cells]
         special = _STATUS_CELL | _NON_FINITE_CELL if title == status_column else _NON_FINITE_CELL
-        tds_by_column.append([special.get(c) or f"<td>{c}</td>" for c in cells])
+        if not special.keys().isdisjoint(cells):
+            tds_by_column.append([special.get(c) or "<td>" + c + "</td>" for c in cells])
+        elif "\n" not in text:  # every cell plain: wrapped by one join and one split
+            tds_by_column.append(("<td>" + "</td>\n<td>".join(cells) + "</td>").split("\n")[: len(cells)])
+        else:
+            tds_by_column.append(["<td>" + c + "</td>" for c in cells])
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(tds) + "</tr>" for tds in zip(*tds_by_column))
+    body = "".join(["<tr>" + "".join(tds) + "</tr>" for tds in zip(*tds_by_column)])
     cap = f"<caption style='text-align:left'>{html.escape(caption)}</caption>" if caption else ""
     return (
         # max-width and overflow-wrap:anywhere let long names wrap, so a wide report shrinks to
