@@ -309,18 +309,16 @@ class NonFiniteWatch:
     def __enter__(self) -> NonFiniteWatch:
         if self._handles:
             raise RuntimeError("this watch is already active; create a new one with watch_non_finite()")
+        compiled = False
         for module in self.model.modules():
             self._handles.append(module.register_forward_pre_hook(self._forward_pre))
             self._handles.append(module.register_forward_hook(self._forward_post, always_call=True))
-        owners = {}
-        for name, module in self.model.named_modules():
-            for pname, p in module.named_parameters(recurse=False):
-                owners.setdefault(id(p), (name, pname))
-        for param in self.model.parameters():
-            if param.requires_grad:
-                module, pname = owners[id(param)]
-                self._handles.append(param.register_hook(self._param_hook(module, f"grad {pname}", param)))
-        self.compiled = self._given_compiled or any(unwrap_compiled(m)[1] for m in self.model.modules())
+            compiled = compiled or unwrap_compiled(module)[1]
+        for qualified, p in self.model.named_parameters():  # a tied parameter once, as its first owner's
+            if p.requires_grad:
+                module_name, _, pname = qualified.rpartition(".")
+                self._handles.append(p.register_hook(self._param_hook(module_name, f"grad {pname}", p)))
+        self.compiled = self._given_compiled or compiled
         self._eager = run_eagerly()
         self._eager.__enter__()
         return self
