@@ -169,9 +169,10 @@ def _looped_abs_stats(
 def abs_stats(tensors: Sequence[torch.Tensor]) -> list[tuple[float, float]]:
     """(max |t|, sum |t|) of every tensor as Python floats: one pass over each, one host read.
 
-    max |t| is NaN when t holds a NaN, else Inf when it holds an Inf; sum |t| (accumulated in
-    float32 at least) is then NaN or Inf too, and Inf also when finite values overflow float32,
-    so a caller that must know whether t is finite counts its NaN and Inf (count_nonfinite).
+    sum |t| (accumulated in float32 at least) is NaN or Inf whenever t holds a NaN or an Inf, and
+    Inf also when finite values overflow float32; max |t| is NaN or Inf then too on the per-tensor
+    path (a fused kernel elsewhere may skip a NaN). So a caller that must know whether t is finite
+    checks both and counts NaN and Inf (count_nonfinite) where one is not finite.
     Complex tensors are measured by |z|, sparse ones by their stored values; empty ones give 0.
     """
     if not tensors:

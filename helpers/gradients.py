@@ -103,7 +103,7 @@ class GradientReport(Report):
                 rows.append(GradientRow(name, status, None, None, True, 0, 0))
                 continue
             nan, inf = counts.get(i, (0, 0))
-            max_abs = math.nan if nan else math.inf if inf else m[0]  # exact, whatever the kernel
+            max_abs = math.nan if nan else math.inf if inf else m[0]  # exact, whatever the kernel skipped
             mean_abs = m[1] / g.numel() if g.numel() else 0.0
             status = _status(p, max_abs, in_optimizer, i < registered)
             rows.append(GradientRow(name, status, mean_abs, max_abs, not (nan or inf), nan, inf))

@@ -399,3 +399,15 @@ def test_rows_are_values_with_a_readable_repr():
     assert len(report) == 11 and list(report) == report.rows
     with pytest.raises(AttributeError):
         row.status = GradStatus.OK  # rows are frozen: a report cannot be edited after the fact
+
+
+def test_a_finite_gradient_whose_sum_overflows_is_not_reported_non_finite():
+    layer = nn.Linear(4, 1)
+    layer.weight.grad = torch.full_like(layer.weight, 3e38)  # sum |g| = 1.2e39: inf in float32
+    layer.bias.grad = torch.ones_like(layer.bias)
+    with count_host_syncs() as reads:
+        report = gradient_report(layer)
+    row = report["weight"]
+    assert reads.count == 2, reads  # the figures, then counting NaN/Inf proves there are none
+    assert (row.finite, row.nan, row.inf, row.status) == (True, 0, 0, GradStatus.OK)
+    assert row.max_abs == pytest.approx(3e38) and report.all_finite
