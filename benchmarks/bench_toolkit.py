@@ -402,8 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     model, optimizer, step = build(args.batch)
     step()
     print(
-        f"torch {torch.__version__}, {args.threads} thread(s), {args.clock} clock, 100 x Linear(256, 256) = "
-        f"{len(list(model.parameters()))} parameter tensors, batch {args.batch}, median of {args.reps}"
+        f"torch {torch.__version__}, {args.threads} thread(s), {args.clock} clock for reports and watch "
+        f"(wall for the doctor), 100 x Linear(256, 256) = {len(list(model.parameters()))} parameter "
+        f"tensors, batch {args.batch}, median of {args.reps}"
     )
 
     if args.part in ("all", "reports"):
