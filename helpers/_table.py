@@ -56,6 +56,11 @@ def fmt(value: Any) -> str:
 Formatted = list[tuple[list[str], bool]]  # per column: its cells as text, and whether numeric
 
 
+def _scalar(value: Any) -> bool:
+    """A value compared with == as a plain Python value (not elementwise, like a tensor)."""
+    return value is None or isinstance(value, (str, int, float, Enum))
+
+
 def format_columns(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Formatted:
     """Every cell as text (fmt), column by column, with whether the column is numeric.
 
@@ -67,8 +72,8 @@ def format_columns(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> For
     for values in by_column:
         kinds = set(map(type, values))
         numeric = bool(values) and all(issubclass(k, (int, float)) and not issubclass(k, bool) for k in kinds)
-        if len(kinds) == 1 and values.count(values[0]) == len(values):  # one value: format it once
-            cells = [fmt(values[0])] * len(values)
+        if len(kinds) == 1 and _scalar(values[0]) and values.count(values[0]) == len(values):
+            cells = [fmt(values[0])] * len(values)  # one value all the way down: formatted once
         elif kinds <= {str}:
             cells = values
         elif kinds <= {float}:
