@@ -3,36 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from operator import attrgetter
 from typing import Any
 
-from helpers._table import html_report_table, text_table
+from helpers._table import Formatted, format_columns, formatted_html_table, formatted_text_table
 
 __all__ = ["Report"]
 
 
 class Report:
-    """Rows (built lazily by `_build_rows` when a subclass defers them), indexing by name, reprs."""
+    """Rows as data (`.rows`, one per parameter), indexing by name, a text and an HTML table."""
 
     title = "report"
     columns: tuple[str, ...] = ()
     status_column: str | None = "status"
 
-    def __init__(self, rows: Sequence[Any] | None = None) -> None:
-        self._rows: list[Any] | None = None if rows is None else list(rows)
+    def __init__(self, rows: Sequence[Any]) -> None:
+        self.rows: list[Any] = list(rows)
+        self._formatted: Formatted | None = None  # the cells as text, made at the first display
 
-    def _build_rows(self) -> list[Any]:
-        """The rows of a report that defers them; subclasses that pass rows never get here."""
-        raise NotImplementedError
+    def _table(self) -> Formatted:
+        """The cells as text, made once for the text and the HTML form alike."""
+        if self._formatted is None:
+            self._formatted = format_columns(self.columns, self._cell_rows())
+        return self._formatted
 
-    @property
-    def rows(self) -> list[Any]:
-        """One row per parameter (built on first use when the report defers them)."""
-        if self._rows is None:
-            self._rows = self._build_rows()
-        return self._rows
-
-    def _cells(self, row: Any) -> list[Any]:
-        return [getattr(row, c) for c in self.columns]
+    def _cell_rows(self) -> list[Sequence[Any]]:
+        """Each row's values in the order of `columns` (the rows' attributes of those names)."""
+        return list(map(attrgetter(*self.columns), self.rows))
 
     def _summary(self) -> str:
         return f"{len(self.rows)} parameters"
@@ -53,12 +51,7 @@ class Report:
         raise KeyError(f"no parameter named {name!r}; have {[r.name for r in self.rows]}")
 
     def __repr__(self) -> str:
-        return f"{self._heading()}\n" + text_table(self.columns, [self._cells(r) for r in self.rows])
+        return f"{self._heading()}\n" + formatted_text_table(self.columns, self._table())
 
     def _repr_html_(self) -> str:
-        return html_report_table(
-            self.columns,
-            [self._cells(r) for r in self.rows],
-            caption=self._heading(),
-            status_column=self.status_column,
-        )
+        return formatted_html_table(self.columns, self._table(), self._heading(), self.status_column)

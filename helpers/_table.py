@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import html
-import math
 from collections.abc import Sequence
+from enum import Enum
 from typing import Any
 
-__all__ = ["STATUS_COLOURS", "fmt", "html_report_table", "text_table"]
+__all__ = [
+    "STATUS_COLOURS",
+    "fmt",
+    "format_columns",
+    "formatted_html_table",
+    "formatted_text_table",
+    "html_report_table",
+    "text_table",
+]
 
 # Background colours for status cells in HTML; the plain-text form shows the word alone.
 STATUS_COLOURS = {
@@ -27,37 +35,81 @@ STATUS_COLOURS = {
 
 def fmt(value: Any) -> str:
     """One cell as text: floats in 3-digit scientific form, NaN and Inf spelled out."""
+    kind = type(value)
+    if kind is float:
+        return format(value, ".3e")  # nan, inf and -inf come out spelled like that
+    if kind is str:
+        return value
+    if kind is bool or kind is int:
+        return str(value)
     if value is None:
         return "-"
-    if isinstance(value, bool):
-        return str(value)
     if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return f"{value:.3e}"
-    if hasattr(value, "name") and hasattr(value, "value") and not isinstance(value, str):
-        return str(value.name)  # an Enum member
+        return format(float(value), ".3e")
+    if isinstance(value, Enum) and not isinstance(value, str):
+        return str(value.name)
     if isinstance(value, tuple):
         return "(" + ", ".join(str(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     return str(value)
 
 
+Formatted = list[tuple[list[str], bool]]  # per column: its cells as text, and whether numeric
+
+
+def _scalar(value: Any) -> bool:
+    """A value compared with == as a plain Python value (not elementwise, like a tensor)."""
+    return value is None or isinstance(value, (str, int, float, Enum))
+
+
+def format_columns(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Formatted:
+    """Every cell as text (fmt), column by column, with whether the column is numeric.
+
+    A column of one plain type is formatted in one sweep (a report of 2,000 parameters has
+    14,000 cells); anything else cell by cell.
+    """
+    by_column = [list(col) for col in zip(*rows)] if rows else [[] for _ in columns]
+    formatted = []
+    for values in by_column:
+        kinds = set(map(type, values))
+        numeric = bool(values) and all(issubclass(k, (int, float)) and not issubclass(k, bool) for k in kinds)
+        if len(kinds) == 1 and _scalar(values[0]) and values.count(values[0]) == len(values):
+            cells = [fmt(values[0])] * len(values)  # one value all the way down: formatted once
+        elif kinds <= {str}:
+            cells = values
+        elif kinds <= {float}:
+            cells = list(map("{:.3e}".format, values))
+        elif kinds <= {bool, int}:
+            cells = list(map(str, values))
+        elif all(issubclass(k, Enum) and not issubclass(k, str) for k in kinds):
+            cells = [v._name_ for v in values]
+        else:
+            cells = list(map(fmt, values))
+        formatted.append((cells, numeric))
+    return formatted
+
+
 def text_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """Columns aligned with spaces; numbers right-aligned."""
-    cells = [[fmt(v) for v in row] for row in rows]
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
-    numeric = [
-        bool(rows) and all(isinstance(r[i], (int, float)) and not isinstance(r[i], bool) for r in rows)
-        for i in range(len(columns))
-    ]
+    return formatted_text_table(columns, format_columns(columns, rows))
 
-    def line(values: Sequence[str]) -> str:
-        parts = [v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)]
-        return "  ".join(parts).rstrip()
 
-    return "\n".join([line(columns), line(["-" * w for w in widths])] + [line(r) for r in cells])
+def formatted_text_table(columns: Sequence[str], formatted: Formatted) -> str:
+    """text_table of cells format_columns already made."""
+    padded = []
+    for title, (cells, numeric) in zip(columns, formatted):
+        width = max(len(title), *map(len, cells)) if cells else len(title)
+        align = str.rjust if numeric else str.ljust
+        same = set(map(len, cells)) <= {width}  # every cell as wide as the column: nothing to pad
+        padded.append(
+            [align(title, width), "-" * width, *(cells if same else [align(c, width) for c in cells])]
+        )
+    return "\n".join(map(str.rstrip, map("  ".join, zip(*padded))))
+
+
+_NON_FINITE_CELL = {
+    t: f'<td style="background:#ffcdd2;font-weight:bold">{t}</td>' for t in ("nan", "inf", "-inf")
+}
+_STATUS_CELL = {t: f'<td style="background:{c}">{t}</td>' for t, c in STATUS_COLOURS.items()}
 
 
 def html_report_table(
@@ -67,20 +119,28 @@ def html_report_table(
     caption: str = "",
     status_column: str | None = None,
 ) -> str:
-    """An HTML table; the status column's cells are coloured by their value."""
-    status_index = list(columns).index(status_column) if status_column in columns else -1
+    """An HTML table; the status column's cells are coloured by their value, NaN and Inf in red."""
+    return formatted_html_table(columns, format_columns(columns, rows), caption, status_column)
+
+
+def formatted_html_table(
+    columns: Sequence[str], formatted: Formatted, caption: str = "", status_column: str | None = None
+) -> str:
+    """html_report_table of cells format_columns already made."""
+    tds_by_column = []
+    for title, (cells, _) in zip(columns, formatted):
+        text = "".join(cells)
+        if any(ch in text for ch in "&<>\"'"):
+            cells = [html.escape(c) for c in cells]
+        special = _STATUS_CELL | _NON_FINITE_CELL if title == status_column else _NON_FINITE_CELL
+        if not special.keys().isdisjoint(cells):
+            tds_by_column.append([special.get(c) or "<td>" + c + "</td>" for c in cells])
+        elif "\n" not in text:  # every cell plain: wrapped by one join and one split
+            tds_by_column.append(("<td>" + "</td>\n<td>".join(cells) + "</td>").split("\n")[: len(cells)])
+        else:
+            tds_by_column.append(["<td>" + c + "</td>" for c in cells])
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = []
-    for row in rows:
-        tds = []
-        for i, value in enumerate(row):
-            text = html.escape(fmt(value))
-            colour = STATUS_COLOURS.get(text) if i == status_index else None
-            style = f' style="background:{colour}"' if colour else ""
-            if text in ("nan", "inf", "-inf"):
-                style = ' style="background:#ffcdd2;font-weight:bold"'
-            tds.append(f"<td{style}>{text}</td>")
-        body.append("<tr>" + "".join(tds) + "</tr>")
+    body = "".join(["<tr>" + "".join(tds) + "</tr>" for tds in zip(*tds_by_column)])
     cap = f"<caption style='text-align:left'>{html.escape(caption)}</caption>" if caption else ""
     return (
         # max-width and overflow-wrap:anywhere let long names wrap, so a wide report shrinks to
@@ -88,6 +148,6 @@ def html_report_table(
         "<table class='autograd-report' style='max-width:100%;overflow-wrap:anywhere'>"
         + cap
         + f"<thead><tr>{head}</tr></thead><tbody>"
-        + "".join(body)
+        + body
         + "</tbody></table>"
     )

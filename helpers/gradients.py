@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import torch
 from torch import nn
 
 from helpers._report import Report
-from helpers._stats import abs_max_floats, abs_sum, host_floats, nonfinite_counts, total_norm
+from helpers._stats import abs_stats, nonfinite_counts, total_norm
 from helpers._unregistered import unregistered_tensors
 from helpers._validate import require_module, require_parameters
 from helpers.status import GradStatus
@@ -26,9 +26,11 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class GradientRow:
-    """One parameter's gradient: status and |g| statistics (None when there is no gradient)."""
+class GradientRow(NamedTuple):
+    """One parameter's gradient: status and |g| statistics (None when there is no gradient).
+
+    A named tuple: frozen like every row, and cheap to make for a model of 2,000 tensors.
+    """
 
     name: str
     status: GradStatus
@@ -71,9 +73,9 @@ def _status(param: torch.Tensor, max_abs: float | None, in_optimizer: bool, regi
 class GradientReport(Report):
     """gradient_report's result: one GradientRow per parameter (and per unregistered tensor).
 
-    Statuses, max |g| and finiteness come from one pass over the gradients and one host read
-    (NaN/Inf counts, a second, only when a gradient is not finite); the rows' mean |g| (a second
-    pass) is measured when the rows are first used.
+    Every figure of every row (status, mean |g|, max |g|, finiteness) comes from one pass over
+    the gradients and one host read, made when the report is made; showing it reads nothing.
+    A gradient that holds NaN or Inf costs a second read, which counts them exactly.
     """
 
     title = "gradient report"
@@ -81,68 +83,53 @@ class GradientReport(Report):
 
     @torch.no_grad()
     def __init__(self, model: nn.Module, optimizer: torch.optim.Optimizer | None = None) -> None:
-        super().__init__()
         require_module(model)
         opt_ids = optimizer_parameter_ids(optimizer) if optimizer is not None else None
         named: list[tuple[str, torch.Tensor]] = list(model.named_parameters())
         registered = len(named)
         named += unregistered_tensors(model, {id(p) for _, p in named})
-        grads = [(i, p.grad) for i, (_, p) in enumerate(named) if p.grad is not None]
-        maxes = dict(zip([i for i, _ in grads], abs_max_floats([g for _, g in grads])))
-        self._named = named
-        self._grads = grads  # held until the rows are built (then released)
-        self._versions = [g._version for _, g in grads]
-        self._max = maxes
-        self._status = [
-            _status(p, maxes.get(i), opt_ids is None or id(p) in opt_ids, i < registered)
-            for i, (_, p) in enumerate(named)
-        ]
-        bad = [i for i, _ in grads if not math.isfinite(maxes[i])]  # a second read only then
-        self._counts = dict(zip(bad, nonfinite_counts([named[i][1].grad for i in bad])))  # type: ignore[misc]
-
-    def _build_rows(self) -> list[GradientRow]:
-        """The rows; mean |g| is measured now, on the gradients this report saw.
-
-        A gradient changed in place since the report (a backward accumulating into it, zero_grad
-        without set_to_none) gets mean_abs None: its old values are gone. Status, max |g| and
-        the NaN/Inf counts were measured when the report was made.
-        """
-        kept = [(i, g) for (i, g), v in zip(self._grads, self._versions) if g._version == v]
-        numbers = host_floats([abs_sum(g) for _, g in kept])  # one host read for every mean
-        means = {i: (s / g.numel() if g.numel() else 0.0) for (i, g), s in zip(kept, numbers)}
-        self._grads, self._versions = [], []  # rows are built: the gradients are no longer needed
+        grads = [p.grad for _, p in named]
+        stats = iter(abs_stats([g for g in grads if g is not None]))  # the one host read
+        measured = [None if g is None else next(stats) for g in grads]  # (max |g|, sum |g|)
+        # A figure that is not finite means NaN or Inf (or finite values too large for float32
+        # to sum): count them, a second read, made only then.
+        bad = [i for i, m in enumerate(measured) if m is not None and not math.isfinite(m[0] + m[1])]
+        counts = dict(zip(bad, nonfinite_counts([grads[i] for i in bad])))  # type: ignore[misc]
         rows = []
-        for i, (name, _) in enumerate(self._named):
-            mx = self._max.get(i)
-            nan, inf = self._counts.get(i, (0, 0))
-            finite = mx is None or math.isfinite(mx)
-            rows.append(GradientRow(name, self._status[i], means.get(i), mx, finite, nan, inf))
-        return rows
+        for i, ((name, p), g, m) in enumerate(zip(named, grads, measured)):
+            in_optimizer = opt_ids is None or id(p) in opt_ids
+            if g is None or m is None:
+                status = _status(p, None, in_optimizer, i < registered)
+                rows.append(GradientRow(name, status, None, None, True, 0, 0))
+                continue
+            nan, inf = counts.get(i, (0, 0))
+            max_abs = math.nan if nan else math.inf if inf else m[0]  # exact, whatever the kernel skipped
+            mean_abs = m[1] / g.numel() if g.numel() else 0.0
+            status = _status(p, max_abs, in_optimizer, i < registered)
+            rows.append(GradientRow(name, status, mean_abs, max_abs, not (nan or inf), nan, inf))
+        super().__init__(rows)
 
     @property
     def status(self) -> dict[str, GradStatus]:
         """Parameter name to its GradStatus."""
-        return {name: st for (name, _), st in zip(self._named, self._status)}
+        return {r.name: r.status for r in self.rows}
 
     @property
     def all_finite(self) -> bool:
         """True when no gradient holds NaN or Inf."""
-        return all(math.isfinite(m) for m in self._max.values())
+        return all(r.finite for r in self.rows)
 
     @property
     def unregistered(self) -> list[str]:
         """Attribute paths of trainable tensors the model holds but does not register."""
-        return [n for (n, _), st in zip(self._named, self._status) if st is GradStatus.UNREGISTERED]
+        return [r.name for r in self.rows if r.status is GradStatus.UNREGISTERED]
 
     def _summary(self) -> str:
-        bad = sum(not math.isfinite(m) for m in self._max.values())
-        missing = sum(st is GradStatus.NO_GRAD for st in self._status)
-        text = f"{len(self._named)} parameters, {missing} without grad, {bad} non-finite"
+        bad = sum(not r.finite for r in self.rows)
+        missing = sum(r.status is GradStatus.NO_GRAD for r in self.rows)
+        text = f"{len(self.rows)} parameters, {missing} without grad, {bad} non-finite"
         unregistered = len(self.unregistered)
         return text + (f", {unregistered} unregistered" if unregistered else "")
-
-    def __len__(self) -> int:
-        return len(self._named)
 
 
 class GradClassification(GradientReport):
@@ -153,18 +140,18 @@ class GradClassification(GradientReport):
 
     def names(self, status: GradStatus) -> list[str]:
         """The parameters with the given status."""
-        return [n for (n, _), st in zip(self._named, self._status) if st is status]
+        return [r.name for r in self.rows if r.status is status]
 
     def _summary(self) -> str:
         counts: dict[str, int] = {}
-        for st in self._status:
-            counts[st.name] = counts.get(st.name, 0) + 1
+        for r in self.rows:
+            counts[r.status.name] = counts.get(r.status.name, 0) + 1
         return ", ".join(f"{k}={v}" for k, v in counts.items())
 
 
 def gradient_report(model: nn.Module) -> GradientReport:
     """Status and |g| statistics of every parameter's gradient (and of trainable tensors the model
-    holds without registering them); one host read when all are finite, rows built on first use."""
+    holds without registering them); one host read when all are finite, a second to count NaN/Inf."""
     return GradientReport(model)
 
 

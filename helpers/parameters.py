@@ -104,8 +104,10 @@ class ParameterChanges(Report):
         """Names of the parameters that did not move."""
         return [r.name for r in self.rows if not r.changed]
 
-    def _cells(self, row: ParameterChange) -> list[object]:
-        return [row.name, "changed" if row.changed else "unchanged", row.mean_delta, row.max_delta]
+    def _cell_rows(self) -> list[list[object]]:
+        return [
+            [r.name, "changed" if r.changed else "unchanged", r.mean_delta, r.max_delta] for r in self.rows
+        ]
 
     def _summary(self) -> str:
         return f"{sum(self.changed.values())} of {len(self.rows)} changed"

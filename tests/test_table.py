@@ -2,6 +2,8 @@
 
 import math
 
+import torch
+
 from helpers import GradStatus
 from helpers._table import STATUS_COLOURS, fmt, html_report_table, text_table
 
@@ -60,3 +62,11 @@ def test_html_tables_shrink_to_the_output_area_instead_of_being_clipped():
     page = html_report_table(["name", "status"], [["transformer.h.11.attn.c_attn.weight" * 4, "OK"]])
     opening = page[: page.index(">") + 1]
     assert "max-width:100%" in opening and "overflow-wrap:anywhere" in opening
+
+
+def test_columns_of_one_repeated_value_and_of_tensors_format_like_any_other():
+    rows = [["a", 0.5, True, torch.ones(2)], ["b", 0.5, True, torch.ones(2)]]
+    text = text_table(["name", "x", "ok", "t"], rows)
+    assert text.splitlines()[2].split() == ["a", "5.000e-01", "True", "tensor([1.,", "1.])"]
+    page = html_report_table(["name", "x", "ok", "t"], rows)
+    assert page.count("<td>5.000e-01</td>") == 2 and page.count("<td>True</td>") == 2

@@ -75,13 +75,22 @@ def _version(t: torch.Tensor) -> int:
     return 0 if t.is_inference() else t._version
 
 
-def _flag(t: torch.Tensor) -> torch.Tensor:
-    """A 0-dim tensor on t's device, finite exactly when t holds no NaN and no Inf: max |t|.
+def _flag(t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(min t, max t) as 0-dim tensors on t's device: both finite exactly when t holds no NaN or Inf.
 
-    One reduction without a temporary (aminmax); a maximum of finite values never overflows,
-    so a flag is never a false alarm, in any dtype.
+    One reduction without a temporary (aminmax), and nothing more on the device: max |t| is
+    made from the two on the host, at the read. A minimum or maximum of finite values never
+    overflows, so a flag is never a false alarm, in any dtype. A complex tensor is flagged by |z|.
     """
-    return abs_max(t)
+    if t.is_complex():
+        magnitude = abs_max(t)
+        return magnitude, magnitude
+    return torch.aminmax(t)
+
+
+def _max_abs(low: float, high: float) -> float:
+    """max |t| from min t and max t: NaN when either is NaN, else Inf when either is infinite."""
+    return math.nan if math.isnan(low) or math.isnan(high) else max(-low, high)
 
 
 @dataclass
@@ -92,7 +101,8 @@ class _Pending:
     index: int
     module: str
     tensor: str
-    value: torch.Tensor
+    low: torch.Tensor
+    high: torch.Tensor
     recount: Callable[[], Any] | None
     after: str | None = None
 
@@ -184,7 +194,9 @@ class NonFiniteWatch:
                 sample = v[~torch.isfinite(v)].flatten()[:5].tolist()
                 raise NonFiniteError(event.where, nan, inf, sample, t.numel())
             return
-        self._pending.append(_Pending(phase, index, module, label, _flag(t), recount, after))
+        if t.numel() == 0:
+            return  # nothing in it can be NaN or Inf
+        self._pending.append(_Pending(phase, index, module, label, *_flag(t), recount, after))
 
     def _forward_pre(self, module: nn.Module, args: tuple) -> None:
         name = self._names.get(id(module), "?")
@@ -266,8 +278,9 @@ class NonFiniteWatch:
         pending, self._pending = self._pending, []
         if not pending:
             return
-        device = pending[0].value.device
-        flags = host_floats([p.value for p in pending])
+        device = pending[0].low.device
+        numbers = host_floats([p.low for p in pending] + [p.high for p in pending])
+        flags = [_max_abs(low, high) for low, high in zip(numbers, numbers[len(pending) :])]
         self.reads += 1
         bad = [(p, f) for p, f in zip(pending, flags) if not math.isfinite(f)]
         found = [p.recount() if p.recount is not None else None for p, _ in bad]
@@ -296,18 +309,16 @@ class NonFiniteWatch:
     def __enter__(self) -> NonFiniteWatch:
         if self._handles:
             raise RuntimeError("this watch is already active; create a new one with watch_non_finite()")
+        compiled = False
         for module in self.model.modules():
             self._handles.append(module.register_forward_pre_hook(self._forward_pre))
             self._handles.append(module.register_forward_hook(self._forward_post, always_call=True))
-        owners = {}
-        for name, module in self.model.named_modules():
-            for pname, p in module.named_parameters(recurse=False):
-                owners.setdefault(id(p), (name, pname))
-        for param in self.model.parameters():
-            if param.requires_grad:
-                module, pname = owners[id(param)]
-                self._handles.append(param.register_hook(self._param_hook(module, f"grad {pname}", param)))
-        self.compiled = self._given_compiled or any(unwrap_compiled(m)[1] for m in self.model.modules())
+            compiled = compiled or unwrap_compiled(module)[1]
+        for qualified, p in self.model.named_parameters():  # a tied parameter once, as its first owner's
+            if p.requires_grad:
+                module_name, _, pname = qualified.rpartition(".")
+                self._handles.append(p.register_hook(self._param_hook(module_name, f"grad {pname}", p)))
+        self.compiled = self._given_compiled or compiled
         self._eager = run_eagerly()
         self._eager.__enter__()
         return self
