@@ -306,6 +306,42 @@ def test_gradients_nobody_holds_are_freed_during_the_step_and_given_back_by_valu
     assert all(torch.equal(p.grad, v) for p, v in zip(model.parameters(), values))
 
 
+class _Uncopyable:
+    """An lr_lambda object that refuses deepcopy (it holds, say, a lock or a file)."""
+
+    def __call__(self, step: int) -> float:
+        return float(step // 100)
+
+    def __deepcopy__(self, memo: dict) -> _Uncopyable:
+        raise TypeError("cannot copy")
+
+
+def _diagnose_with(model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: object) -> Diagnosis:
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        return loss
+
+    return diagnose(step, model, optimizer, steps=1)
+
+
+def test_a_schedule_that_cannot_be_copied_or_ends_is_not_looked_ahead() -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    uncopyable = torch.optim.lr_scheduler.LambdaLR(optimizer, _Uncopyable())
+    verdict = _diagnose_with(model, optimizer, uncopyable)
+    assert verdict.ok and "the schedule starts at 0" in verdict.evidence[-1], verdict
+    ends = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.0, total_steps=5)  # 0, then raises
+    verdict = _diagnose_with(model, optimizer, ends)
+    assert verdict.ok and "the schedule starts at 0" in verdict.evidence[-1], verdict
+    held = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: s // 100)  # the same, copyable
+    assert _diagnose_with(model, optimizer, held).stage is Stage.PARAMS_NOT_UPDATED
+
+
 def test_buffers_are_restored() -> None:
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Linear(3, 1))

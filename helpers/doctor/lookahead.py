@@ -84,8 +84,8 @@ def lr_ahead(
 
     `advanced`: how many times the step itself stepped the schedulers (0 when they are stepped
     once an epoch, outside the step). The live lr is the next one when the step advanced them;
-    further values come from copies. Schedulers that need a metric (ReduceLROnPlateau) cannot
-    be looked ahead: nothing is said for them.
+    further values come from copies. Schedulers that need a metric (ReduceLROnPlateau), cannot
+    be copied, or end before the lr rises are not looked ahead: nothing is said for them.
     """
     groups = optimizer.param_groups
     zero = [i for i, lr in enumerate(step_lrs) if i < len(groups) and near_zero(lr, groups[i])]
@@ -99,15 +99,23 @@ def lr_ahead(
         if advanced >= 1 and not near_zero(live, groups[i]):
             found[i] = (advanced == 1, epoch, live)
     pending = [i for i in zero if i not in found]
+    unknown: set[int] = set()
     if pending:
         stand_in = _GroupsOnly(optimizer)
         memo: dict[int, Any] = {id(optimizer): stand_in}
-        copies = [copy.deepcopy(s, memo) for s in schedulers]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            try:
+                copies = [copy.deepcopy(s, memo) for s in schedulers]
+            except Exception:  # a scheduler that cannot be copied cannot be looked ahead: say nothing
+                return [LrAhead(i, name, start, step_lrs[i], *found[i]) for i in zero if i in found]
             for k in range(1, window + 1):
-                for s in copies:
-                    s.step()
+                try:
+                    for s in copies:
+                        s.step()
+                except Exception:  # a schedule that ends (OneCycleLR past total_steps): unknown beyond
+                    unknown.update(pending)
+                    break
                 for i in [i for i in pending if not near_zero(_lr(stand_in.param_groups[i]), groups[i])]:
                     lr = _lr(stand_in.param_groups[i])
                     found[i] = (advanced == 0 and k == 1, getattr(copies[0], "last_epoch", epoch + k), lr)
@@ -117,4 +125,5 @@ def lr_ahead(
     return [
         LrAhead(i, name, start, step_lrs[i], *found.get(i, (False, None, 0.0)))  # type: ignore[arg-type]
         for i in zero
+        if i not in unknown
     ]
