@@ -404,7 +404,8 @@ CHECKLIST: tuple[Check, ...] = (
     Check(
         Stage.GRAD_NON_FINITE,
         _gradients_finite,
-        "max |g| of every incoming gradient, the first non-finite backward tensor, GradScaler skips",
+        "max |g| of every incoming gradient, the first non-finite backward tensor, GradScaler skips and "
+        "scaled norms that overflow",
         "The forward pass is finite but a backward produced NaN or Inf: look at the first backward event "
         "(a sqrt, log or division whose derivative blows up, even behind torch.where).",
     ),
@@ -439,7 +440,8 @@ CHECKLIST: tuple[Check, ...] = (
     Check(
         Stage.PARAMS_NOT_UPDATED,
         _parameters_moved,
-        "whether each parameter changed, optimizer.step() calls and the lr each step used",
+        "whether each parameter changed, optimizer.step() calls, the lr each step used and, for an lr of 0, "
+        "the schedule ahead (on a copy)",
         "optimizer.step() did not move parameters that had gradients: check that it is called, after "
         "backward and before zero_grad, and that the learning rate is not zero.",
     ),

@@ -250,7 +250,9 @@ def diagnose(
     Parameters, .grad, buffers, optimizer state, RNG states, the optimizer's learning-rate
     schedulers (found through the optimizer, or pass `schedulers=`) and the step's GradScaler
     (found in train_step's closure and globals, or pass `scaler=`) are restored afterwards, always.
-    Gradient statistics are divided by the scaler's scale. A compiled model (torch.compile) runs
+    Gradient statistics are divided by the scaler's scale. An lr of (about) 0 from a scheduler is
+    looked ahead on a copy of the schedule: a warm-up that rises at the next step is no finding,
+    a hold is. A compiled model (torch.compile) runs
     eagerly under torch.compiler.set_stance("force_eager") so every hook sees inside it.
     """
     model, compiled = unwrap_compiled(model) if isinstance(model, nn.Module) else (model, False)
