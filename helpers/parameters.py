@@ -122,6 +122,26 @@ def moved_elements(now: torch.Tensor, before: torch.Tensor) -> torch.Tensor:
     return (now != before) & ~(now.isnan() & before.isnan())
 
 
+_CHUNK = 1 << 18  # elements: |now - before| is measured a chunk at a time
+
+
+def _delta_stats(now: torch.Tensor, before: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """mean and max |now - before| as float64 0-dim tensors on now's device.
+
+    A chunk at a time, summed in float64: the temporaries stay at a few MiB whatever the
+    parameter's size (diagnose measures changes while it holds its copy of the training state).
+    """
+    if now.numel() == 0:
+        zero = torch.zeros((), dtype=torch.float64, device=now.device)
+        return zero, zero
+    sums, tops = [], []
+    for x, y in zip(now.reshape(-1).split(_CHUNK), before.reshape(-1).split(_CHUNK)):
+        d = (x - y).abs()
+        sums.append(d.sum(dtype=torch.float64))
+        tops.append(d.amax().double())
+    return torch.stack(sums).sum() / now.numel(), torch.stack(tops).amax()
+
+
 @torch.no_grad()
 def parameter_changes(model: nn.Module, snapshot: dict[str, torch.Tensor]) -> ParameterChanges:
     """Compare parameters with a snapshot; one host read for all of them."""
@@ -148,10 +168,8 @@ def parameter_changes(model: nn.Module, snapshot: dict[str, torch.Tensor]) -> Pa
     stats = []
     for name, p in named:
         before = on_device(snapshot[name], p.device)
-        delta = (p.detach() - before).abs().double()
         differs = moved_elements(p.detach(), before).any().double()
-        mean = delta.mean() if delta.numel() else delta.new_zeros(())
-        mx = delta.amax() if delta.numel() else delta.new_zeros(())
+        mean, mx = _delta_stats(p.detach(), before)
         stats.append(on_device(torch.stack([differs, mean, mx]), device))
     values = torch.stack(stats).tolist()
     return ParameterChanges(

@@ -17,8 +17,10 @@ __all__ = [
     "LSTMLanguageModel",
     "MaskedMeanClassifier",
     "PlainListResNet",
+    "ResNet18",
     "gpt2_tiny",
     "mobilenet_tiny",
+    "resnet18",
     "resnet_tiny",
     "torchvision_or_skip",
 ]
@@ -63,6 +65,44 @@ def resnet_tiny(num_classes: int = 10, width: int = 8, seed: int = 0) -> nn.Modu
         nn.Flatten(),
         nn.Linear(cin, num_classes),
     )
+
+
+class ResNet18(nn.Module):
+    """torchvision's resnet18, layer for layer and name for name (11,689,512 parameters at 1000 classes)."""
+
+    def __init__(self, num_classes: int = 1000) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
+        self.bn1 = nn.BatchNorm2d(64)
+        self.relu = nn.ReLU(inplace=True)
+        self.maxpool = nn.MaxPool2d(3, 2, 1)
+        widths, cin = (64, 128, 256, 512), 64
+        for i, w in enumerate(widths, start=1):
+            setattr(
+                self, f"layer{i}", nn.Sequential(BasicBlock(cin, w, 1 if i == 1 else 2), BasicBlock(w, w))
+            )
+            cin = w
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(512, num_classes)
+        for m in self.modules():  # torchvision's initialisation
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """stem, four stages, pooled linear head."""
+        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        return self.fc(torch.flatten(self.avgpool(x), 1))
+
+
+def resnet18(num_classes: int = 1000, seed: int = 0) -> nn.Module:
+    """torchvision.models.resnet18 where torchvision imports, else the same network built here."""
+    torch.manual_seed(seed)
+    try:
+        import torchvision
+    except (ImportError, RuntimeError):
+        return ResNet18(num_classes)
+    return torchvision.models.resnet18(num_classes=num_classes)
 
 
 class PlainListResNet(nn.Module):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import random
+import weakref
 
 import numpy as np
 import pytest
@@ -208,7 +210,7 @@ def _snapshot(model: nn.Module, optimizer: torch.optim.Optimizer) -> dict[str, o
         "params": [p.detach().clone() for p in model.parameters()],
         "param_ids": [id(p) for p in model.parameters()],
         "grads": [None if p.grad is None else p.grad.clone() for p in model.parameters()],
-        "grad_ids": [id(p.grad) for p in model.parameters()],
+        "grad_objects": [p.grad for p in model.parameters()],  # held: diagnose gives these back
         "state": {
             id(p): {k: v.clone() if torch.is_tensor(v) else v for k, v in s.items()}
             for p, s in optimizer.state.items()
@@ -229,7 +231,8 @@ def _snapshot(model: nn.Module, optimizer: torch.optim.Optimizer) -> dict[str, o
 def _assert_same(before: dict[str, object], after: dict[str, object]) -> None:
     for a, b in zip(before["params"], after["params"]):
         assert torch.equal(a, b)
-    assert before["param_ids"] == after["param_ids"] and before["grad_ids"] == after["grad_ids"]
+    assert before["param_ids"] == after["param_ids"]
+    assert all(a is b for a, b in zip(before["grad_objects"], after["grad_objects"]))
     for a, b in zip(before["grads"], after["grads"]):
         assert (a is None and b is None) or torch.equal(a, b)
     assert before["state"].keys() == after["state"].keys()
@@ -275,6 +278,68 @@ def test_leaves_no_trace_also_when_train_step_raises(bug: str | None) -> None:
     else:
         diagnose(user_step, model, optimizer)
     _assert_same(before, _snapshot(model, optimizer))
+
+
+def test_gradients_nobody_holds_are_freed_during_the_step_and_given_back_by_value() -> None:
+    # One copy of the gradients, not two: diagnose must not keep the old .grad tensors alive
+    # beside its copy once the step's zero_grad drops them (set_to_none, torch's default).
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    ((model(X) - Y) ** 2).mean().backward()
+    optimizer.step()
+    values = [p.grad.clone() for p in model.parameters()]
+    refs = [weakref.ref(p.grad) for p in model.parameters()]
+    alive_after_zero_grad: list[int] = []
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        gc.collect()
+        alive_after_zero_grad.append(sum(r() is not None for r in refs))
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    assert diagnose(step, model, optimizer).ok
+    assert alive_after_zero_grad == [0, 0]
+    assert all(torch.equal(p.grad, v) for p, v in zip(model.parameters(), values))
+
+
+class _Uncopyable:
+    """An lr_lambda object that refuses deepcopy (it holds, say, a lock or a file)."""
+
+    def __call__(self, step: int) -> float:
+        return float(step // 100)
+
+    def __deepcopy__(self, memo: dict) -> _Uncopyable:
+        raise TypeError("cannot copy")
+
+
+def _diagnose_with(model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: object) -> Diagnosis:
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        return loss
+
+    return diagnose(step, model, optimizer, steps=1)
+
+
+def test_a_schedule_that_cannot_be_copied_or_ends_is_not_looked_ahead() -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    uncopyable = torch.optim.lr_scheduler.LambdaLR(optimizer, _Uncopyable())
+    verdict = _diagnose_with(model, optimizer, uncopyable)
+    assert verdict.ok and "the schedule starts at 0" in verdict.evidence[-1], verdict
+    ends = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.0, total_steps=5)  # 0, then raises
+    verdict = _diagnose_with(model, optimizer, ends)
+    assert verdict.ok and "the schedule starts at 0" in verdict.evidence[-1], verdict
+    held = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: s // 100)  # the same, copyable
+    assert _diagnose_with(model, optimizer, held).stage is Stage.PARAMS_NOT_UPDATED
 
 
 def test_buffers_are_restored() -> None:

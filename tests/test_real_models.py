@@ -18,7 +18,9 @@ from real_models import (
     LSTMLanguageModel,
     MaskedMeanClassifier,
     PlainListResNet,
+    gpt2_tiny,
     mobilenet_tiny,
+    resnet18,
     resnet_tiny,
     torchvision_or_skip,
 )
@@ -349,3 +351,123 @@ def test_torchvision_models_are_ok_and_a_plain_list_is_found(name: str):
     assert diagnose(step, model, optimizer, steps=1).ok
     model.extra = [nn.Linear(10, 10)]
     assert diagnose(step, model, optimizer, steps=1).stage is Stage.PARAMS_UNREGISTERED
+
+
+# ---- scalers and schedules on real code: torchvision's ResNet-18 and transformers' GPT-2 -----
+def _resnet18_training(scaler=None, schedule=None, before: int = 1):
+    model = resnet18(num_classes=10)  # torchvision's where it imports, else the same network
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    scheduler = schedule(optimizer) if schedule is not None else None
+    x, y = images(n=4, size=64)  # BatchNorm over more than 2 values in the last stage
+    step = classifier_step(model, optimizer, x, y, scaler=scaler, scheduler=scheduler)
+    for _ in range(before):  # mid-training: gradients, momentum and schedule progress exist
+        step()
+    return model, optimizer, scheduler, step
+
+
+def _gpt2_training(scaler=None, schedule=None, before: int = 1):
+    model = gpt2_tiny()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    scheduler = schedule(optimizer) if schedule is not None else None
+    tokens = torch.randint(0, 64, (2, 8), generator=torch.Generator().manual_seed(0))
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = model(tokens, labels=tokens).loss
+        if scaler is None:
+            loss.backward()
+            optimizer.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        if scheduler is not None:
+            scheduler.step()
+        return loss
+
+    for _ in range(before):  # mid-training: gradients, Adam moments and schedule progress exist
+        step()
+    return model, optimizer, scheduler, step
+
+
+TRAININGS = {"resnet18": _resnet18_training, "gpt2": _gpt2_training}
+
+
+@pytest.mark.parametrize(
+    ("name", "power", "skips"),
+    [("resnet18", 127, "none"), ("gpt2", 127, "every"), ("gpt2", 120, "none")],
+)
+def test_a_grad_scaler_whose_scale_overflows_is_named_not_read_as_exploding_gradients(
+    name: str, power: int, skips: str
+):
+    # GPT-2 at 2**127: every step's scaled gradients overflow and GradScaler skips every step.
+    # ResNet-18 at 2**127 and GPT-2 at 2**120: every element stays finite (no skip) but their
+    # norm is inf in float32, which diagnose read as GRAD_MAGNITUDE ("total gradient norm inf >
+    # max_grad_norm"): an infinite norm is named as what it is, with the scale that causes it.
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**power)
+    model, optimizer, _, step = TRAININGS[name](scaler=scaler)
+    scaler.load_state_dict({**scaler.state_dict(), "scale": 2.0**power})  # the scale diagnose meets
+    verdict = diagnose(step, model, optimizer)
+    assert verdict.stage is Stage.GRAD_NON_FINITE, verdict
+    text = "\n".join(verdict.evidence)
+    assert f"scale ({2.0**power:g} when diagnose began) is so large" in text, verdict
+    assert "lower init_scale" in text and "max_grad_norm" not in text and "not a finding" not in text
+    if skips == "every":
+        assert f"every step was skipped ({verdict.steps} of {verdict.steps})" in text, verdict
+    else:
+        assert "skipped no step" in text and "norm overflows float32" in text, verdict
+    assert scaler.get_scale() == 2.0**power  # restored
+
+    healthy = torch.amp.GradScaler("cpu")  # init_scale 65536
+    model, optimizer, _, step = TRAININGS[name](scaler=healthy)
+    assert diagnose(step, model, optimizer).ok
+
+
+def test_a_scale_that_overflows_once_then_overflows_the_norm_names_the_skipped_step():
+    # The issue's case: step 1 is skipped (scale 2**127), step 2 runs at 2**126 with finite
+    # elements whose float32 norm is inf; diagnose answered GRAD_MAGNITUDE.
+    model = mobilenet_tiny()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**127)
+    verdict = diagnose(classifier_step(model, optimizer, *images(), scaler=scaler), model, optimizer)
+    assert verdict.stage is Stage.GRAD_NON_FINITE and verdict.step == 2, verdict
+    assert "the total gradient norm is inf: at scale 8.50706e+37" in verdict.evidence[0]
+    assert "skipped optimizer.step() in 1 of 2 steps" in verdict.evidence[1]
+    assert "from 1.70141e+38 to 8.50706e+37" in verdict.evidence[1]
+    assert "lower init_scale" in verdict.evidence[2] and len(verdict.evidence) == 3, verdict
+
+
+@pytest.mark.parametrize("name", TRAININGS)
+def test_a_schedule_that_holds_lr_at_zero_is_named_from_a_copy_of_the_schedule(name: str):
+    model, optimizer, scheduler, step = TRAININGS[name](
+        schedule=lambda o: torch.optim.lr_scheduler.LambdaLR(o, lambda s: s // 100)
+    )
+    base = optimizer.param_groups[0]["initial_lr"]
+    verdict = diagnose(step, model, optimizer)
+    assert verdict.stage is Stage.PARAMS_NOT_UPDATED, verdict
+    held = next(e for e in verdict.evidence if "holds the learning rate" in e)
+    assert "LambdaLR" in held and "from its step 1 " in held, held  # one step taken before diagnose
+    assert f"becomes {base:g} only at step 100" in held and "99 steps that update nothing" in held, held
+    assert not any("not a finding" in e for e in verdict.evidence)
+    assert scheduler.last_epoch == 1 and optimizer.param_groups[0]["lr"] == 0.0  # the copy was stepped
+
+    forever = TRAININGS[name](schedule=lambda o: torch.optim.lr_scheduler.LambdaLR(o, lambda s: 0.0))
+    verdict = diagnose(forever[3], forever[0], forever[1], steps=1)
+    assert verdict.stage is Stage.PARAMS_NOT_UPDATED, verdict
+    assert "stays there for the next 1000 scheduler steps" in verdict.evidence[2], verdict
+
+
+WARM_UPS = {
+    "LambdaLR from 0": lambda o: torch.optim.lr_scheduler.LambdaLR(o, lambda s: min(1.0, s / 10)),
+    "LinearLR from 1e-8": lambda o: torch.optim.lr_scheduler.LinearLR(o, start_factor=1e-8, total_iters=10),
+}
+
+
+@pytest.mark.parametrize("warm_up", WARM_UPS)
+@pytest.mark.parametrize("name", TRAININGS)
+def test_a_warm_up_from_lr_about_zero_that_rises_at_the_next_step_is_ok(name: str, warm_up: str):
+    model, optimizer, scheduler, step = TRAININGS[name](schedule=WARM_UPS[warm_up], before=0)
+    assert optimizer.param_groups[0]["lr"] <= 1e-8 * optimizer.param_groups[0]["initial_lr"]
+    verdict = diagnose(step, model, optimizer)
+    assert verdict.ok, verdict
+    assert scheduler.last_epoch == 0  # untouched

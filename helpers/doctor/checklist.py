@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from helpers.doctor.lookahead import NEAR_ZERO, WINDOW, LrAhead
 from helpers.doctor.probe import StepEvidence, autograd_error_kind, loss_reaches
 from helpers.gradients import optimizer_parameter_ids
 from helpers.status import Stage
@@ -47,6 +48,10 @@ class StepFacts:
     unregistered: list[tuple[str, torch.Tensor]]
     scheduled: bool  # a learning-rate scheduler drives this optimizer
     all_skipped: bool  # the GradScaler skipped every step so far, this one included, and it is the last
+    step: int = 1  # this step's number (1-based)
+    skipped: int = 0  # steps the GradScaler skipped so far, this one included
+    first_scale: float | None = None  # the GradScaler's scale when diagnose began
+    lr_ahead: list[LrAhead] = field(default_factory=list)  # groups at lr 0: when their schedule rises
     named: list[tuple[str, nn.Parameter]] = field(default_factory=list)
     requires: list[str] = field(default_factory=list)
     trainable: list[str] = field(default_factory=list)
@@ -182,24 +187,56 @@ def _gradients_present(f: StepFacts) -> Finding | None:
     return Finding(lines, missing)
 
 
-def _scaler_skip(f: StepFacts) -> list[str]:
+def _scale_too_large(f: StepFacts) -> str:
+    """The cause of a GradScaler finding, with the scale it started from."""
+    return (
+        f"the cause: the GradScaler's scale ({f.first_scale:g} when diagnose began) is so large that "
+        "the scaled gradients overflow float32; lower init_scale (torch's default is 65536 = 2**16)"
+    )
+
+
+def _scaler_overflow(f: StepFacts, bad: list[str]) -> Finding | None:
+    """Every step skipped by the GradScaler, or a step whose scaled gradients' norm is infinite."""
     ev = f.ev
-    bad = [n for n in f.trainable if not math.isfinite(ev.max_abs.get(n, 0.0))]
-    return [
-        f"GradScaler skipped optimizer.step(): scale {ev.scale:g} (lowered to {ev.scale_after:g}); "
-        f"non-finite scaled gradients in {names_text(bad) or 'parameters outside the model'}"
+    if ev.skipped_by_scaler and f.all_skipped:
+        at = (
+            f"scale {ev.scale:g}"
+            if f.step == 1
+            else f"scale {f.first_scale:g} at step 1, {ev.scale:g} at step {f.step}"
+        )
+        lines = [
+            f"GradScaler skipped optimizer.step(): {at} (lowered to {ev.scale_after:g}); "
+            f"non-finite scaled gradients in {names_text(bad) or 'parameters outside the model'}",
+            f"every step was skipped ({f.skipped} of {f.step}): even the lowered scales overflow, so "
+            "optimizer.step() never ran and no parameter was updated",
+            _scale_too_large(f),
+        ]
+        return Finding(lines, bad)
+    if ev.skipped_by_scaler or bad or math.isfinite(ev.sq_norm):
+        return None
+    largest = max((ev.max_abs.get(n, 0.0) for n in f.trainable), default=0.0)
+    skipped = (
+        f"GradScaler skipped optimizer.step() in {f.skipped} of {f.step} steps (non-finite scaled "
+        f"gradients), lowering the scale from {f.first_scale:g} to {ev.scale:g}: still too large"
+        if f.skipped
+        else "GradScaler skipped no step: every element is finite, only the norm overflows"
+    )
+    lines = [
+        f"the total gradient norm is inf: at scale {ev.scale:g} the scaled gradients' norm overflows "
+        f"float32 (largest |g| {largest:.4g} unscaled, {largest * ev.scale:.4g} scaled)",
+        skipped,
+        _scale_too_large(f),
     ]
+    return Finding(lines, f.trainable)
 
 
 def _gradients_finite(f: StepFacts) -> Finding | None:
     ev = f.ev
-    if ev.skipped_by_scaler:
-        if not f.all_skipped:
-            return None  # the scaler's job: it lowers the scale and the next step runs
-        bad = [n for n in f.trainable if not math.isfinite(ev.max_abs.get(n, 0.0))]
-        lines = [*_scaler_skip(f), "every step was skipped: even the lowered scales overflow"]
-        return Finding(lines, bad)
     bad = [n for n in f.trainable if not math.isfinite(ev.max_abs.get(n, 0.0))]
+    if ev.scale is not None:
+        found = _scaler_overflow(f, bad)
+        if found is not None or ev.skipped_by_scaler:
+            return found  # a skipped step alone is the scaler's job: it lowers the scale, the next runs
     if not bad:
         return None
     watch = ev.watch
@@ -212,8 +249,8 @@ def _gradients_finite(f: StepFacts) -> Finding | None:
 
 def _magnitudes(f: StepFacts) -> Finding | None:
     ev = f.ev
-    if ev.skipped_by_scaler:
-        return None  # non-finite scaled gradients, handled above
+    if ev.skipped_by_scaler or (ev.scale is not None and not math.isfinite(ev.sq_norm)):
+        return None  # non-finite scaled gradients or norm, handled above
     norm = math.sqrt(ev.sq_norm)
     largest = max((ev.max_abs.get(n, 0.0) for n in f.trainable), default=0.0)
     unscaled = " (unscaled by the GradScaler's scale)" if ev.scale else ""
@@ -275,23 +312,46 @@ def _group_lrs(f: StepFacts) -> dict[int, float]:
     return {id(p): lr for group, lr in zip(f.optimizer.param_groups, lrs) for p in group["params"]}
 
 
+def _held_at_zero(a: LrAhead) -> str:
+    """What the look-ahead found for a param group whose schedule keeps lr at 0."""
+    about = "" if a.step_lr == 0.0 else f" (about 0: at most {NEAR_ZERO:g} times its initial lr)"
+    where = f"{a.scheduler} holds the learning rate of param group {a.group} at {a.step_lr:g}{about}"
+    if a.first_nonzero is None:
+        return f"{where}: looked ahead on a copy, it stays there for the next {WINDOW} scheduler steps"
+    return (
+        f"{where}: looked ahead on a copy, it stays there from its step {a.start} (where diagnose began) "
+        f"to step {a.first_nonzero - 1} and becomes {a.lr:g} only at step {a.first_nonzero}: "
+        f"{a.first_nonzero - a.start} steps that update nothing"
+    )
+
+
 def _parameters_moved(f: StepFacts) -> Finding | None:
     ev = f.ev
     if ev.skipped_by_scaler:
         return None  # the scaler skipped the step on purpose
     lr_of = _group_lrs(f)
     params = dict(f.named)
+    group_of = {id(p): i for i, g in enumerate(f.optimizer.param_groups) for p in g["params"]}
+    held = {a.group: a for a in f.lr_ahead if not a.rises_next}
+    warming = {a.group for a in f.lr_ahead if a.rises_next}
     should_move = [n for n in f.trainable if ev.max_abs.get(n, 0.0) > 0.0]
-    if f.scheduled:  # a schedule that starts at lr = 0 (warm-up) moves nothing in that step, by design
-        should_move = [n for n in should_move if lr_of.get(id(params[n]), 1.0) != 0.0]
+    if f.scheduled:  # a warm-up from lr (about) 0 moves nothing in its first step, by design; a hold is a bug
+        should_move = [
+            n
+            for n in should_move
+            if group_of.get(id(params[n])) not in warming
+            and (lr_of.get(id(params[n]), 1.0) != 0.0 or group_of.get(id(params[n])) in held)
+        ]
     still = [n for n in should_move if not ev.moved.get(n, True)]
     if not (still or (should_move and ev.optimizer_steps == 0)):
         return None
     used = sorted(set(ev.lrs)) if ev.lrs is not None else "none (optimizer.step() was not called)"
+    groups = sorted({group_of.get(id(params[n])) for n in still or should_move} & held.keys())
     return Finding(
         [
             f"{names_text(still or should_move)} had non-zero gradients but did not change",
             f"optimizer.step() was called {ev.optimizer_steps} time(s); learning rate(s) {used}",
+            *(_held_at_zero(held[g]) for g in groups),
         ],
         still or should_move,
     )
@@ -344,7 +404,8 @@ CHECKLIST: tuple[Check, ...] = (
     Check(
         Stage.GRAD_NON_FINITE,
         _gradients_finite,
-        "max |g| of every incoming gradient, the first non-finite backward tensor, GradScaler skips",
+        "max |g| of every incoming gradient, the first non-finite backward tensor, GradScaler skips and "
+        "scaled norms that overflow",
         "The forward pass is finite but a backward produced NaN or Inf: look at the first backward event "
         "(a sqrt, log or division whose derivative blows up, even behind torch.where).",
     ),
@@ -379,7 +440,8 @@ CHECKLIST: tuple[Check, ...] = (
     Check(
         Stage.PARAMS_NOT_UPDATED,
         _parameters_moved,
-        "whether each parameter changed, optimizer.step() calls and the lr each step used",
+        "whether each parameter changed, optimizer.step() calls, the lr each step used and, for an lr of 0, "
+        "the schedule ahead (on a copy)",
         "optimizer.step() did not move parameters that had gradients: check that it is called, after "
         "backward and before zero_grad, and that the learning rate is not zero.",
     ),

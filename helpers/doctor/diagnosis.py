@@ -17,6 +17,7 @@ from helpers._validate import require_module
 from helpers.doctor.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
 from helpers.doctor.compiled import run_eagerly, unwrap_compiled
 from helpers.doctor.discover import find_scalers, find_schedulers
+from helpers.doctor.lookahead import lr_ahead
 from helpers.doctor.probe import run_probed_step
 from helpers.doctor.state import TrainingState
 from helpers.gradients import classify_parameter_gradients, optimizer_parameter_ids
@@ -143,7 +144,8 @@ def _notes(ev: Any, step: int, facts: StepFacts) -> list[str]:
             f"gradients in {shown or 'parameters outside the model'}); the scale settled at "
             f"{ev.scale_after:g}: not a finding"
         )
-    if facts.scheduled and ev.lrs is not None and any(lr == 0.0 for lr in ev.lrs):
+    held = any(not a.rises_next for a in facts.lr_ahead)  # a finding (PARAMS_NOT_UPDATED), not a note
+    if facts.scheduled and ev.lrs is not None and any(lr == 0.0 for lr in ev.lrs) and not held:
         notes.append(
             f"step {step} ran with lr {sorted(set(ev.lrs))} (the schedule starts at 0): not a finding"
         )
@@ -168,6 +170,8 @@ class _Run:
     losses: list[float | None] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     skipped: int = 0
+    first_scale: float | None = None
+    start_epoch: int = 0  # the first scheduler's last_epoch when diagnose began
 
 
 def _walk_checklist(facts: StepFacts) -> tuple[Stage, list[str], list[str]]:
@@ -181,17 +185,28 @@ def _walk_checklist(facts: StepFacts) -> tuple[Stage, list[str], list[str]]:
 
 def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: int) -> Diagnosis | None:
     """Run and check one step; the Diagnosis when a stage fails or this is the last step, else None."""
+    epoch = _epoch(run.schedulers)
     ev = run_probed_step(train_step, run.model, run.optimizer, saved, run.scaler, first=step == 1)
     run.losses.append(ev.loss_value)
     run.skipped += ev.skipped_by_scaler
+    if step == 1:
+        run.first_scale, run.start_epoch = ev.scale, epoch
+    ahead = []
+    if run.schedulers and ev.lrs is not None:
+        advanced = _epoch(run.schedulers) - epoch
+        ahead = lr_ahead(run.optimizer, run.schedulers, ev.lrs, run.start_epoch, advanced)
     facts = StepFacts(
         ev, run.model, run.optimizer, run.frozen,
         max_grad_norm=run.max_grad_norm, min_grad=run.min_grad, grad_enabled_outside=run.grad_enabled,
         unregistered=run.unregistered, scheduled=bool(run.schedulers),
         all_skipped=step == run.steps and run.skipped == run.steps,
+        step=step, skipped=run.skipped, first_scale=run.first_scale, lr_ahead=ahead,
     )  # fmt: skip
     stage, evidence, names = _walk_checklist(facts)
-    run.notes += _notes(ev, step, facts)
+    if stage is Stage.GRAD_NON_FINITE and ev.scale is not None:  # the finding counts the skips
+        run.notes = [n for n in run.notes if "GradScaler skipped" not in n]
+    else:
+        run.notes += _notes(ev, step, facts)
     if stage is Stage.OK and step < run.steps:
         return None
     reports = {
@@ -235,7 +250,9 @@ def diagnose(
     Parameters, .grad, buffers, optimizer state, RNG states, the optimizer's learning-rate
     schedulers (found through the optimizer, or pass `schedulers=`) and the step's GradScaler
     (found in train_step's closure and globals, or pass `scaler=`) are restored afterwards, always.
-    Gradient statistics are divided by the scaler's scale. A compiled model (torch.compile) runs
+    Gradient statistics are divided by the scaler's scale. An lr of (about) 0 from a scheduler is
+    looked ahead on a copy of the schedule: a warm-up that rises at the next step is no finding,
+    a hold is. A compiled model (torch.compile) runs
     eagerly under torch.compiler.set_stance("force_eager") so every hook sees inside it.
     """
     model, compiled = unwrap_compiled(model) if isinstance(model, nn.Module) else (model, False)
@@ -259,6 +276,11 @@ def diagnose(
 
 
 _EAGER = "the compiled model ran eagerly (torch.compiler.set_stance('force_eager')) so hooks see inside it"
+
+
+def _epoch(schedulers: list[Any]) -> int:
+    """The first scheduler's last_epoch (0 without one)."""
+    return int(getattr(schedulers[0], "last_epoch", 0)) if schedulers else 0
 
 
 def _losses(losses: list[float | None]) -> str:

@@ -1,10 +1,13 @@
 """Save and restore everything a training step changes, so a diagnosis leaves no trace.
 
-Copies are taken as late as possible and in the cheapest form: parameters and optimizer state
-when optimizer.step() is first called (after backward has freed the activations, so the copy
-and the step's own peak do not coincide), gradients only when they hold something (None stays
-None, zeros are zeroed back), and on an accelerator every copy lives in host memory. A
-parameter that changes outside optimizer.step() cannot be restored: a fingerprint check warns.
+One copy of the state, no more: parameters and optimizer state are copied when
+optimizer.step() is first called (after backward has freed the activations, so the copy and
+the step's own peak do not coincide), gradients only when they hold something (None stays
+None, zeros are zeroed back), and on an accelerator every copy lives in host memory. The
+gradients found are held by weak reference only: when the step drops them (zero_grad sets
+.grad to None) their memory is freed as in plain training, and the copy becomes the gradient
+again. A parameter that changes outside optimizer.step() cannot be restored: a fingerprint
+check warns.
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ import copy
 import random
 import sys
 import warnings
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
 import torch
 from torch import nn
 
-from helpers._stats import abs_max, host_floats
+from helpers._stats import abs_max, host_floats, on_device
 from helpers.parameters import moved_elements
 
 __all__ = ["TrainingState"]
@@ -29,9 +33,17 @@ LRScheduler = torch.optim.lr_scheduler.LRScheduler
 
 
 def _save(t: torch.Tensor) -> torch.Tensor:
-    """A detached copy: in host memory when t lives on an accelerator, else beside t."""
+    """A detached copy with t's layout: in host memory when t lives on an accelerator (pinned on
+    CUDA, so the copies back are fast), else beside t."""
     t = t.detach()
-    return t.clone() if t.device.type == "cpu" else t.to("cpu", copy=True)
+    if t.device.type == "cpu":
+        return t.clone()
+    pin = t.device.type == "cuda"
+    if t.is_non_overlapping_and_dense():
+        host = torch.empty_strided(t.size(), t.stride(), dtype=t.dtype, device="cpu", pin_memory=pin)
+    else:
+        host = torch.empty(t.size(), dtype=t.dtype, device="cpu", pin_memory=pin)
+    return host.copy_(t)
 
 
 def _clone(value: Any) -> Any:
@@ -68,8 +80,9 @@ class TrainingState:
 
     Tensors are restored in place (`copy_`), so every tensor object the caller holds (a
     parameter, its `.grad`, an Adam moment, the scaler's scale) is the same object afterwards,
-    with the same values. Call `keep(param)` before a parameter may change and
-    `keep_optimizer()` before optimizer.step() (the probe's hooks do).
+    with the same values; a `.grad` that nobody holds any more is given back as its copy. Call
+    `keep(param)` before a parameter may change and `keep_optimizer()` before optimizer.step()
+    (the probe's hooks do).
     """
 
     @torch.no_grad()
@@ -90,12 +103,14 @@ class TrainingState:
         present = [g for g in grads if g is not None]
         zero = host_floats([abs_max(g) for g in present]) if present else []
         zero_flags = iter(z == 0.0 for z in zero)
-        self.grads: list[tuple[nn.Parameter, torch.Tensor | None, torch.Tensor | None]] = []
+        # (parameter, weak reference to its .grad, a copy of it; None for an all-zero .grad)
+        self.grads: list[tuple[nn.Parameter, weakref.ref | None, torch.Tensor | None]] = []
         for p, g in zip(params, grads):
             if g is None:
                 self.grads.append((p, None, None))
             else:  # all-zero gradients are zeroed back; others are copied
-                self.grads.append((p, g, None if next(zero_flags) else _save(g)))
+                self.grads.append((p, weakref.ref(g), None if next(zero_flags) else _save(g)))
+        del grads, present
         self.buffers = [(b, _save(b)) for b in model.buffers()]
         self.training = [(m, m.training) for m in model.modules()]
         self.groups = [(g, _copy_group(g)) for g in optimizer.param_groups]
@@ -139,9 +154,12 @@ class TrainingState:
             p.requires_grad_(requires_grad)
         self._check_uncopied()
         self.kept.clear()
-        for p, grad, value in self.grads:
-            if grad is not None:
+        for p, ref, value in self.grads:
+            grad = ref() if ref is not None else None
+            if grad is not None:  # still held (by the step or the caller): the same object
                 grad.copy_(value) if value is not None else grad.zero_()
+            elif ref is not None:  # dropped by the step and held by nobody: the copy takes its place
+                grad = on_device(value, p.device) if value is not None else torch.zeros_like(p)
             p.grad = grad
         for b, value in self.buffers:
             b.copy_(value)

@@ -1,0 +1,129 @@
+"""Look ahead in a learning-rate schedule, on a copy: when does a learning rate of (about) 0 rise?
+
+About 0: at most NEAR_ZERO times the group's initial lr (a LinearLR warm-up with start_factor
+1e-8 updates nothing a float32 parameter can show, just as lr 0).
+
+The schedulers are deep-copied onto a stand-in for the optimizer that holds only the param
+groups' settings (no parameters, no optimizer state), so stepping the copies changes nothing
+the caller holds and copies no tensor of the model.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+__all__ = ["NEAR_ZERO", "WINDOW", "LrAhead", "lr_ahead", "near_zero"]
+
+WINDOW = 1000  # scheduler steps looked ahead
+NEAR_ZERO = 1e-6  # an lr at most this times the group's initial lr counts as 0
+ReduceLROnPlateau = torch.optim.lr_scheduler.ReduceLROnPlateau
+
+
+@dataclass(frozen=True)
+class LrAhead:
+    """A param group whose step ran at lr 0, and what its schedule does next."""
+
+    group: int
+    scheduler: str  # the (first) scheduler's class name
+    start: int  # its last_epoch when diagnose began
+    step_lr: float  # the lr the step used: 0 or about 0
+    rises_next: bool  # lr is above about 0 at the next scheduler step (a warm-up from 0)
+    first_nonzero: int | None  # the last_epoch at which lr is first above about 0; None: not in WINDOW
+    lr: float  # that lr
+
+    def __repr__(self) -> str:
+        when = "never within the window" if self.first_nonzero is None else f"at step {self.first_nonzero}"
+        return f"LrAhead(group {self.group}, {self.scheduler}: lr non-zero {when}, lr {self.lr:g})"
+
+
+class _GroupsOnly:
+    """What a scheduler reads from its optimizer: param_groups (without parameters) and defaults."""
+
+    _opt_called = True  # the scheduler's ordering warnings look for these
+
+    def __init__(self, optimizer: torch.optim.Optimizer) -> None:
+        self.param_groups = [
+            {k: copy.deepcopy(v) for k, v in g.items() if k != "params"} | {"params": []}
+            for g in optimizer.param_groups
+        ]
+        self.defaults = copy.deepcopy(optimizer.defaults)
+
+    def step(self) -> None:
+        """Never called: present because schedulers check that it exists."""
+
+    step._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"_GroupsOnly({len(self.param_groups)} groups)"
+
+
+def _lr(group: dict[str, Any]) -> float:
+    return float(group.get("lr", 0.0))
+
+
+def near_zero(lr: float, group: dict[str, Any]) -> bool:
+    """lr is 0, or at most NEAR_ZERO times the group's initial lr (set by every LR scheduler)."""
+    return lr == 0.0 or abs(lr) <= NEAR_ZERO * abs(float(group.get("initial_lr", 0.0)))
+
+
+def lr_ahead(
+    optimizer: torch.optim.Optimizer,
+    schedulers: Sequence[Any],
+    step_lrs: Sequence[float],
+    start: int,
+    advanced: int,
+    window: int = WINDOW,
+) -> list[LrAhead]:
+    """For each param group whose step used lr (about) 0: when its schedule gives a larger lr.
+
+    `advanced`: how many times the step itself stepped the schedulers (0 when they are stepped
+    once an epoch, outside the step). The live lr is the next one when the step advanced them;
+    further values come from copies. Schedulers that need a metric (ReduceLROnPlateau), cannot
+    be copied, or end before the lr rises are not looked ahead: nothing is said for them.
+    """
+    groups = optimizer.param_groups
+    zero = [i for i, lr in enumerate(step_lrs) if i < len(groups) and near_zero(lr, groups[i])]
+    if not zero or not schedulers or any(isinstance(s, ReduceLROnPlateau) for s in schedulers):
+        return []
+    name = type(schedulers[0]).__name__
+    epoch = getattr(schedulers[0], "last_epoch", start)
+    found: dict[int, tuple[bool, int | None, float]] = {}
+    for i in zero:
+        live = _lr(groups[i])
+        if advanced >= 1 and not near_zero(live, groups[i]):
+            found[i] = (advanced == 1, epoch, live)
+    pending = [i for i in zero if i not in found]
+    unknown: set[int] = set()
+    if pending:
+        stand_in = _GroupsOnly(optimizer)
+        memo: dict[int, Any] = {id(optimizer): stand_in}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                copies = [copy.deepcopy(s, memo) for s in schedulers]
+            except Exception:  # a scheduler that cannot be copied cannot be looked ahead: say nothing
+                return [LrAhead(i, name, start, step_lrs[i], *found[i]) for i in zero if i in found]
+            for k in range(1, window + 1):
+                try:
+                    for s in copies:
+                        s.step()
+                except Exception:  # a schedule that ends (OneCycleLR past total_steps): unknown beyond
+                    unknown.update(pending)
+                    break
+                for i in [i for i in pending if not near_zero(_lr(stand_in.param_groups[i]), groups[i])]:
+                    lr = _lr(stand_in.param_groups[i])
+                    found[i] = (advanced == 0 and k == 1, getattr(copies[0], "last_epoch", epoch + k), lr)
+                    pending.remove(i)
+                if not pending:
+                    break
+    return [
+        LrAhead(i, name, start, step_lrs[i], *found.get(i, (False, None, 0.0)))  # type: ignore[arg-type]
+        for i in zero
+        if i not in unknown
+    ]
