@@ -17,6 +17,8 @@ __all__ = ["IGNORED_CONSOLE_ERRORS", "LabPage"]
 # and a read-only extension manager, so nothing asks the network. Add a pattern only with its reason.
 IGNORED_CONSOLE_ERRORS: tuple[tuple[str, str], ...] = ()
 
+TEARDOWN_ERROR = "uncaught Error: Disposed"  # see LabPage.close_all
+
 _APP_READY = "() => !!(window.jupyterapp && window.jupyterapp.shell && window.jupyterapp.commands)"
 
 _OPEN = """async (path) => {
@@ -73,10 +75,20 @@ class LabPage:
         self.page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout * 1000)
         self.page.wait_for_function(_KERNEL_IDLE, timeout=timeout * 1000, polling=200)
 
-    def close_all(self) -> None:
-        """Dispose of every open document and shut its kernel down; reload the page if that fails."""
+    def close_all(self, settle_ms: int = 1000) -> None:
+        """Dispose of every open document and shut its kernel down; reload the page if that fails.
+
+        Disposing a notebook and shutting its kernel down rejects the requests its kernel connection
+        still has in flight with an uncaught "Error: Disposed": the harness's teardown, not the
+        notebook. Those (and only those, logged until the kernels are gone and the page has settled)
+        are dropped, so they are not blamed on the next notebook.
+        """
+        before = len(self.console)
         try:
             self.page.evaluate(_CLOSE_ALL)
         except Exception:  # a crashed or wedged page: start the next notebook from a fresh one
             self.load()
         self.server.shutdown_kernels()
+        self.server.wait_for_shutdowns()
+        self.page.wait_for_timeout(settle_ms)
+        self.console[before:] = [e for e in self.console[before:] if e != TEARDOWN_ERROR]

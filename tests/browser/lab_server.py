@@ -246,10 +246,14 @@ class LabServer:
         thread.start()
         self._shutdowns.append(thread)
 
-    def stop(self, grace: float = 10.0) -> None:
-        """Stop the server and every process below it (kernels included): TERM, then KILL."""
+    def wait_for_shutdowns(self, grace: float = 10.0) -> None:
+        """Wait until the kernels asked to shut down are gone (each request runs on a thread)."""
         for thread in self._shutdowns:
             thread.join(timeout=grace)
+
+    def stop(self, grace: float = 10.0) -> None:
+        """Stop the server and every process below it (kernels included): TERM, then KILL."""
+        self.wait_for_shutdowns(grace)
         process = self.process
         if process is None:
             return
