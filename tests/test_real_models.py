@@ -49,10 +49,12 @@ def images(n: int = 4, size: int = 8, seed: int = 0) -> tuple[torch.Tensor, torc
     return torch.randn(n, 3, size, size, generator=g), torch.randint(0, 10, (n,), generator=g)
 
 
-def classifier_step(model, optimizer, x, y, scaler=None, scheduler=None):
+def training_step(optimizer, compute_loss, scaler=None, scheduler=None):
+    """One training step as real loops write it: zero_grad, backward (scaled), step, schedule."""
+
     def step() -> torch.Tensor:
         optimizer.zero_grad()
-        loss = F.cross_entropy(model(x), y)
+        loss = compute_loss()
         if scaler is None:
             loss.backward()
             optimizer.step()
@@ -65,6 +67,10 @@ def classifier_step(model, optimizer, x, y, scaler=None, scheduler=None):
         return loss
 
     return step
+
+
+def classifier_step(model, optimizer, x, y, scaler=None, scheduler=None):
+    return training_step(optimizer, lambda: F.cross_entropy(model(x), y), scaler, scheduler)
 
 
 # ---- unregistered parameters ------------------------------------------------------------------
@@ -370,21 +376,7 @@ def _gpt2_training(scaler=None, schedule=None, before: int = 1):
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scheduler = schedule(optimizer) if schedule is not None else None
     tokens = torch.randint(0, 64, (2, 8), generator=torch.Generator().manual_seed(0))
-
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = model(tokens, labels=tokens).loss
-        if scaler is None:
-            loss.backward()
-            optimizer.step()
-        else:
-            scaler.scale(loss).backward()
-            scaler.step(optimizer)
-            scaler.update()
-        if scheduler is not None:
-            scheduler.step()
-        return loss
-
+    step = training_step(optimizer, lambda: model(tokens, labels=tokens).loss, scaler, scheduler)
     for _ in range(before):  # mid-training: gradients, Adam moments and schedule progress exist
         step()
     return model, optimizer, scheduler, step
