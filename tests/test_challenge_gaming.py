@@ -249,3 +249,43 @@ def test_the_repaired_line_keeps_its_settings_but_may_be_written_another_way():
     for line, expected in answers.items():
         verdict, _ = _part("C", 2, head + "    " + line + "\n" + tail, variant=grace)
         assert verdict.outcome is expected, (line, verdict.message)
+
+
+_WARMUP_SETUP = (
+    "def fixed_setup(seed, device):\n"
+    "    torch.manual_seed(seed)\n"
+    "    model = TinyNet().to(device)\n"
+    "    optimizer = torch.optim.Adam(model.parameters(), lr=0.03)\n"
+    "{warmup}"
+    "    return model, optimizer\n"
+)
+_HOOK = "    optimizer.register_step_post_hook(lambda *args: warmup.step())\n"
+
+
+def _warmup(factor: str) -> str:
+    line = f"    warmup = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: {factor})\n"
+    return _WARMUP_SETUP.format(warmup=line + _HOOK)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (_warmup("min(1.0, (step + 1) / 100)"), Outcome.CORRECT),  # the reference, as solution() shows it
+        (_warmup("min(1, (step + 1) / 100)"), Outcome.CORRECT),  # written another way
+        (_warmup("min(1.0, step / 100)"), Outcome.CORRECT),  # a warm-up that starts at 0 and rises
+        (_warmup("step // 100"), Outcome.INCORRECT),  # unchanged
+        (_warmup("0.0"), Outcome.INCORRECT),  # still no step moves anything
+        (_WARMUP_SETUP.format(warmup=""), Outcome.INCORRECT),  # the warm-up deleted, not repaired
+        (_warmup("step // 100").replace("lr=0.03", "lr=0.3"), Outcome.INCORRECT),  # another setting changed
+    ],
+)
+def test_the_warm_up_that_holds_lr_at_zero_is_repaired_only_by_a_warm_up_that_rises(source, expected):
+    verdict, _ = _part("M1", 2, source, variant=Variant("N"))
+    assert verdict.outcome is expected, verdict.message
+
+
+def test_the_warm_up_bug_is_proven_by_parameters_that_never_move():
+    variant = Variant("N")
+    verdict, _ = _part("M1", 1, PARTS[1]._solution(variant), variant=variant)
+    assert verdict.outcome is Outcome.CORRECT, verdict.message
+    assert "integer division" in verdict.message

@@ -109,6 +109,7 @@ class Bug:
     _proof: str  # reference part-1 code: computes `evidence` and sets `stage` (read through `proof`)
     lesson: str  # shown once part 1 is correct
     pins: tuple[tuple[str, int], ...] = ()  # slot choices this bug needs, in broken and fixed code alike
+    fix: Callable[[dict], None] | None = None  # the reference fix's own edit (None: the bug's edit undone)
 
     @property
     def proof(self) -> str:
@@ -159,6 +160,17 @@ def _running_total(s: dict) -> None:
 def _plain_list(s: dict) -> None:
     s["prelude"] = _TINY_STACK
     s["model"] = "model = TinyStack().to(device)"
+
+
+def _warmup(factor: str) -> Callable[[dict], None]:
+    """A warm-up schedule built with the optimizer and advanced by each optimizer.step()."""
+    return _set(
+        after=[
+            "# warm-up: the lr rises from 0 to 0.03 over the first 100 steps, one step at a time",
+            f"warmup = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: {factor})",
+            "optimizer.register_step_post_hook(lambda *args: warmup.step())",
+        ]
+    )
 
 
 _PLAIN_CALL = (("forward", 0),)  # `model(inputs)`: TinyStack has no fc2 to call directly
@@ -380,6 +392,26 @@ BUGS: dict[str, Bug] = {
             "never trains it. Use nn.ModuleList.",
             _PLAIN_CALL,
         ),
+        Bug(
+            "N",
+            "the warm-up schedule holds the learning rate at zero",
+            "PARAMS_NOT_UPDATED",
+            "broken_setup",
+            _warmup("step // 100"),
+            (
+                "Gradients look healthy. Did the step change anything, and with what learning rate?",
+                "parameter_changes(model, snapshot) around a broken step; then read "
+                "optimizer.param_groups[0]['lr'] and the warm-up's factor for the first steps.",
+            ),
+            _RUN + "before = snapshot_parameters(model)\nbroken_step(model, optimizer, inputs, targets)\n"
+            "evidence = parameter_changes(model, before)\nprint(evidence)\n"
+            "print('lr now:', optimizer.param_groups[0]['lr'])\nstage = Stage.PARAMS_NOT_UPDATED\n",
+            "LambdaLR sets lr = 0.03 × factor(step) as soon as it is built, and `step // 100` is integer "
+            "division: 0 for the first 100 steps, so every optimizer.step() runs with lr 0 and changes "
+            "nothing. Divide as floats, `min(1.0, (step + 1) / 100)`, and the warm-up rises from the first "
+            "step.",
+            fix=_warmup("min(1.0, (step + 1) / 100)"),
+        ),
     ]
 }
 
@@ -410,7 +442,11 @@ def render(variant: Variant) -> str:
 
 def unrecorded_fixed_code(variant: Variant) -> str:
     """The same code shape with the bug removed, for the checks themselves (nothing is recorded)."""
-    return _code(_slots(_pinned(variant)))
+    slots = _slots(_pinned(variant))
+    fix = BUGS[variant.bug].fix
+    if fix is not None:
+        fix(slots)
+    return _code(slots)
 
 
 def fixed_code(variant: Variant) -> str:
