@@ -273,6 +273,9 @@ def _warmup(factor: str) -> str:
         (_warmup("min(1.0, (step + 1) / 100)"), Outcome.CORRECT),  # the reference, as solution() shows it
         (_warmup("min(1, (step + 1) / 100)"), Outcome.CORRECT),  # written another way
         (_warmup("min(1.0, step / 100)"), Outcome.CORRECT),  # a warm-up that starts at 0 and rises
+        (_warmup("1.0"), Outcome.CORRECT),  # no warm-up left, but lr 0.03 as every setup: accepted
+        (_warmup("(step + 1) / 100"), Outcome.INCORRECT),  # no ceiling: lr 0.07 at step 240
+        (_warmup("step // 10"), Outcome.INCORRECT),  # integer division kept: 0, then 0.03, 0.06, ...
         (_warmup("step // 100"), Outcome.INCORRECT),  # unchanged
         (_warmup("0.0"), Outcome.INCORRECT),  # still no step moves anything
         (_WARMUP_SETUP.format(warmup=""), Outcome.INCORRECT),  # the warm-up deleted, not repaired

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
+from autograd_course.challenge.fixcheck import LR
 from autograd_course.challenge.variants import Shape, Variant
 from autograd_course.challenge.viewing import viewed
 from autograd_course.exercises import EXERCISES, Exercise, exercise
@@ -59,7 +60,7 @@ def _slots(shape: Shape) -> dict:
         "train": shape.pick("train"),
         "freeze": [],
         "params": shape.pick("params"),
-        "lr": "0.03",
+        "lr": repr(LR),
         "optimizer": shape.pick("optimizer"),
         "after": [],
         "out": out,
@@ -166,7 +167,7 @@ def _warmup(factor: str) -> Callable[[dict], None]:
     """A warm-up schedule built with the optimizer and advanced by each optimizer.step()."""
     return _set(
         after=[
-            "# warm-up: the lr rises from 0 to 0.03 over the first 100 steps, one step at a time",
+            f"# warm-up: the lr rises from 0 to {LR} over the first 100 steps, one step at a time",
             f"warmup = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: {factor})",
             "optimizer.register_step_post_hook(lambda *args: warmup.step())",
         ]

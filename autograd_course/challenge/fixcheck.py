@@ -9,6 +9,8 @@ model, accumulated gradients or skipped parameters show up as a mismatch with th
 
 from __future__ import annotations
 
+import copy
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -16,11 +18,41 @@ import torch
 import torch.nn.functional as F
 
 from helpers import TinyNet, make_tiny_problem
+from helpers.doctor.discover import find_schedulers
 
-__all__ = ["CHECKS", "FIX_STEPS", "LOSS_DROP", "collect_fix_trace", "judge_fix"]
+__all__ = ["CHECKS", "FIX_STEPS", "LOOK_AHEAD", "LOSS_DROP", "LR", "collect_fix_trace", "judge_fix"]
 
 FIX_STEPS = 40  # steps the fixed training runs
 LOSS_DROP = 0.5  # the final loss must be at most this fraction of the first
+LR = 0.03  # the learning rate every setup trains TinyNet with (a warm-up rises to it, never above)
+LOOK_AHEAD = 200  # scheduler steps looked ahead, on a copy, after the fixed training
+
+
+def _lr(optimizer: Any) -> float:
+    """The highest lr of a torch optimizer's groups (0.0 for anything else: nothing to judge)."""
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        return 0.0
+    return max((float(g.get("lr", 0.0)) for g in optimizer.param_groups), default=0.0)
+
+
+def _lr_peak_ahead(optimizer: Any) -> float:
+    """The highest lr the optimizer's schedules reach in the next LOOK_AHEAD steps (TinyNet: copy it all)."""
+    is_optimizer = isinstance(optimizer, torch.optim.Optimizer)
+    schedulers = find_schedulers(optimizer, lambda: None) if is_optimizer else []
+    if not schedulers:
+        return _lr(optimizer)
+    try:
+        optimizer_copy, copies = copy.deepcopy((optimizer, schedulers))
+    except Exception:  # a schedule that cannot be copied (a lambda over a generator...): not judged ahead
+        return _lr(optimizer)
+    peak = _lr(optimizer_copy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the copies step without optimizer.step(): that is the point
+        for _ in range(LOOK_AHEAD):
+            for scheduler in copies:
+                scheduler.step()
+            peak = max(peak, _lr(optimizer_copy))
+    return peak
 
 
 def collect_fix_trace(fixed_setup: Callable, fixed_step: Callable, seed: int, device: str) -> dict[str, Any]:
@@ -42,10 +74,11 @@ def collect_fix_trace(fixed_setup: Callable, fixed_step: Callable, seed: int, de
 
     handles = [p.register_post_accumulate_grad_hook(hook_for(n)) for n, p in named if p.requires_grad]
     inputs, targets = make_tiny_problem(seed, device=device)
-    params, losses, grads = [], [], []
+    params, losses, grads, lrs = [], [], [], []
     try:
         for _ in range(FIX_STEPS):
             params.append({n: p.detach().to("cpu", copy=True) for n, p in named})
+            lrs.append(_lr(optimizer))
             for v in captured.values():
                 v.clear()
             loss = fixed_step(model, optimizer, inputs, targets)
@@ -55,10 +88,12 @@ def collect_fix_trace(fixed_setup: Callable, fixed_step: Callable, seed: int, de
             grads.append({n: (v[-1] if len(v) == 1 else None) for n, v in captured.items()})
             grads[-1]["__backward_calls__"] = torch.tensor([len(v) for v in captured.values()] or [0])
         params.append({n: p.detach().to("cpu", copy=True) for n, p in named})
+        lrs.append(_lr_peak_ahead(optimizer))
     finally:
         for h in handles:
             h.remove()
     return {
+        "lrs": lrs,  # the lr of each step, then the highest its schedule reaches in LOOK_AHEAD more
         "seed": seed,
         "names": [n for n, _ in named],
         "params": params,
@@ -154,6 +189,11 @@ def judge_fix(seed: int, trace: Any) -> tuple[tuple[tuple[str, bool], ...], str]
     unchanged = [n for n in names if torch.equal(params[0][n], params[-1][n])]
     if unchanged:
         problems["params_move"] = f"{', '.join(unchanged)} never changed in {FIX_STEPS} steps"
+    elif (peak := max(trace.get("lrs") or [0.0])) > LR * (1 + 1e-6):
+        problems["params_move"] = (
+            f"the learning rate reaches {peak:.4g}, above the lr={LR} every setup trains with (within "
+            f"{FIX_STEPS} steps and {LOOK_AHEAD} more of its schedule): a warm-up rises to it and stays"
+        )
     final, _ = _true_loss_and_grads([params[-1][n] for n in names], inputs, targets)
     if not final <= LOSS_DROP * first_true:
         problems["loss_falls"] = (
