@@ -9,8 +9,6 @@ model, accumulated gradients or skipped parameters show up as a mismatch with th
 
 from __future__ import annotations
 
-import copy
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +17,7 @@ import torch.nn.functional as F
 
 from helpers import TinyNet, make_tiny_problem
 from helpers.doctor.discover import find_schedulers
+from helpers.doctor.lookahead import lrs_ahead
 
 __all__ = ["CHECKS", "FIX_STEPS", "LOOK_AHEAD", "LOSS_DROP", "LR", "collect_fix_trace", "judge_fix"]
 
@@ -36,23 +35,12 @@ def _lr(optimizer: Any) -> float:
 
 
 def _lr_peak_ahead(optimizer: Any) -> float:
-    """The highest lr the optimizer's schedules reach in the next LOOK_AHEAD steps (TinyNet: copy it all)."""
-    is_optimizer = isinstance(optimizer, torch.optim.Optimizer)
-    schedulers = find_schedulers(optimizer, lambda: None) if is_optimizer else []
-    if not schedulers:
+    """The highest lr now and in the next LOOK_AHEAD steps of the optimizer's schedules (on copies)."""
+    if not isinstance(optimizer, torch.optim.Optimizer):
         return _lr(optimizer)
-    try:
-        optimizer_copy, copies = copy.deepcopy((optimizer, schedulers))
-    except Exception:  # a schedule that cannot be copied (a lambda over a generator...): not judged ahead
-        return _lr(optimizer)
-    peak = _lr(optimizer_copy)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the copies step without optimizer.step(): that is the point
-        for _ in range(LOOK_AHEAD):
-            for scheduler in copies:
-                scheduler.step()
-            peak = max(peak, _lr(optimizer_copy))
-    return peak
+    schedulers = find_schedulers(optimizer, lambda: None)
+    ahead = lrs_ahead(optimizer, schedulers, LOOK_AHEAD) if schedulers else ()
+    return max([_lr(optimizer), *(max(lrs, default=0.0) for _, lrs in ahead)])
 
 
 def collect_fix_trace(fixed_setup: Callable, fixed_step: Callable, seed: int, device: str) -> dict[str, Any]:

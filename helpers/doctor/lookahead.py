@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-__all__ = ["NEAR_ZERO", "WINDOW", "LrAhead", "lr_ahead", "near_zero"]
+__all__ = ["NEAR_ZERO", "WINDOW", "LrAhead", "lr_ahead", "lrs_ahead", "near_zero"]
 
 WINDOW = 1000  # scheduler steps looked ahead
 NEAR_ZERO = 1e-6  # an lr at most this times the group's initial lr counts as 0
@@ -72,6 +72,34 @@ def near_zero(lr: float, group: dict[str, Any]) -> bool:
     return lr == 0.0 or abs(lr) <= NEAR_ZERO * abs(float(group.get("initial_lr", 0.0)))
 
 
+def lrs_ahead(
+    optimizer: torch.optim.Optimizer, schedulers: Sequence[Any], window: int = WINDOW
+) -> Iterator[tuple[int | None, list[float]]]:
+    """(the first copy's last_epoch, each group's lr) at each of the next `window` scheduler steps,
+    stepped on copies.
+
+    Stops early where the schedulers cannot be copied or a schedule ends (OneCycleLR past
+    total_steps); nothing the caller holds is stepped or copied beyond the groups' settings.
+    """
+    stand_in = _GroupsOnly(optimizer)
+    memo: dict[int, Any] = {id(optimizer): stand_in}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            copies = [copy.deepcopy(s, memo) for s in schedulers]
+    except Exception:  # a scheduler that cannot be copied cannot be looked ahead
+        return
+    for _ in range(window):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the copies step without optimizer.step(): the point
+                for s in copies:
+                    s.step()
+        except Exception:  # a schedule that ends: unknown beyond
+            return
+        yield getattr(copies[0], "last_epoch", None), [_lr(g) for g in stand_in.param_groups]
+
+
 def lr_ahead(
     optimizer: torch.optim.Optimizer,
     schedulers: Sequence[Any],
@@ -84,8 +112,9 @@ def lr_ahead(
 
     `advanced`: how many times the step itself stepped the schedulers (0 when they are stepped
     once an epoch, outside the step). The live lr is the next one when the step advanced them;
-    further values come from copies. Schedulers that need a metric (ReduceLROnPlateau), cannot
-    be copied, or end before the lr rises are not looked ahead: nothing is said for them.
+    further values come from copies (lrs_ahead). Schedulers that need a metric
+    (ReduceLROnPlateau), cannot be copied, or end before the lr rises are not looked ahead:
+    nothing is said for them.
     """
     groups = optimizer.param_groups
     zero = [i for i, lr in enumerate(step_lrs) if i < len(groups) and near_zero(lr, groups[i])]
@@ -99,29 +128,15 @@ def lr_ahead(
         if advanced >= 1 and not near_zero(live, groups[i]):
             found[i] = (advanced == 1, epoch, live)
     pending = [i for i in zero if i not in found]
-    unknown: set[int] = set()
-    if pending:
-        stand_in = _GroupsOnly(optimizer)
-        memo: dict[int, Any] = {id(optimizer): stand_in}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                copies = [copy.deepcopy(s, memo) for s in schedulers]
-            except Exception:  # a scheduler that cannot be copied cannot be looked ahead: say nothing
-                return [LrAhead(i, name, start, step_lrs[i], *found[i]) for i in zero if i in found]
-            for k in range(1, window + 1):
-                try:
-                    for s in copies:
-                        s.step()
-                except Exception:  # a schedule that ends (OneCycleLR past total_steps): unknown beyond
-                    unknown.update(pending)
-                    break
-                for i in [i for i in pending if not near_zero(_lr(stand_in.param_groups[i]), groups[i])]:
-                    lr = _lr(stand_in.param_groups[i])
-                    found[i] = (advanced == 0 and k == 1, getattr(copies[0], "last_epoch", epoch + k), lr)
-                    pending.remove(i)
-                if not pending:
-                    break
+    looked = 0
+    for k, (at, lrs) in enumerate(lrs_ahead(optimizer, schedulers, window) if pending else (), start=1):
+        looked = k
+        for i in [i for i in pending if not near_zero(lrs[i], groups[i])]:
+            found[i] = (advanced == 0 and k == 1, epoch + k if at is None else at, lrs[i])
+            pending.remove(i)
+        if not pending:
+            break
+    unknown = set(pending) if pending and looked < window else set()  # stopped before the window ended
     return [
         LrAhead(i, name, start, step_lrs[i], *found.get(i, (False, None, 0.0)))  # type: ignore[arg-type]
         for i in zero
