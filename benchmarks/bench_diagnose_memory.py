@@ -46,7 +46,7 @@ def _status_bytes(field: str) -> int:
 def warm_up(x, y) -> None:
     """diagnose once on a small ResNet (width 8), then nothing of it kept: torch's kernels are loaded."""
     import torch
-    from real_models import resnet_tiny
+    from real_models import resnet_tiny, training_step
     from torch import nn
 
     from helpers import diagnose
@@ -54,13 +54,7 @@ def warm_up(x, y) -> None:
     model = resnet_tiny(width=8)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = nn.functional.cross_entropy(model(x[:1]), y[:1])
-        loss.backward()
-        optimizer.step()
-        return loss
-
+    step = training_step(optimizer, lambda: nn.functional.cross_entropy(model(x[:1]), y[:1]))
     step()
     diagnose(step, model, optimizer, steps=2)
 
@@ -70,7 +64,7 @@ def child(kind: str) -> dict[str, float]:
     ctypes.CDLL(None).mallopt(-3, 64 * 1024)  # M_MMAP_THRESHOLD: freed big blocks leave RSS
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
     import torch
-    from real_models import resnet18
+    from real_models import resnet18, training_step
     from torch import nn
 
     from helpers import diagnose
@@ -83,13 +77,7 @@ def child(kind: str) -> dict[str, float]:
     x = torch.randn(8, 3, 64, 64, generator=g).to(device)
     y = torch.randint(0, 10, (8,), generator=g).to(device)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.step()
-        return loss
-
+    step = training_step(optimizer, lambda: nn.functional.cross_entropy(model(x), y))
     warm_up(x, y)  # see the module's docstring
     for _ in range(6):
         step()

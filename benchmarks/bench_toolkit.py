@@ -30,7 +30,10 @@ from pathlib import Path
 import torch
 from torch import nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # helpers
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the test models, training_step
+
+from real_models import resnet_tiny, training_step
 
 from helpers import (
     classify_parameter_gradients,
@@ -53,29 +56,13 @@ def build(batch: int) -> tuple[nn.Module, torch.optim.Optimizer, Callable[[], to
         nn.init.orthogonal_(layer.weight)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     x, y = torch.randn(batch, 256), torch.randn(batch, 256)
-
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(x) - y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return model, optimizer, step
+    return model, optimizer, training_step(optimizer, lambda: ((model(x) - y) ** 2).mean())
 
 
 def step_of(model: nn.Module, optimizer: torch.optim.Optimizer, batch: int, device: torch.device):
     """A plain step of the Linear stack on `device` (its data made once per model)."""
     x, y = torch.randn(batch, 256, device=device), torch.randn(batch, 256, device=device)
-
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(x) - y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return step
+    return training_step(optimizer, lambda: ((model(x) - y) ** 2).mean())
 
 
 def item_loop(model: nn.Module) -> list[tuple[str, bool, float, float]]:
@@ -216,9 +203,6 @@ def real_model(device: torch.device, batch: int) -> tuple[str, Setup]:
 
         make, name = (lambda: torchvision.models.resnet18(num_classes=10)), "torchvision resnet18"
     except (ImportError, RuntimeError):
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-        from real_models import resnet_tiny
-
         make, name = (lambda: resnet_tiny(width=64)), "ResNet-18-shaped (tests/real_models.py)"
 
     def setup() -> tuple[nn.Module, torch.optim.Optimizer, Callable[[], torch.Tensor]]:
@@ -227,15 +211,7 @@ def real_model(device: torch.device, batch: int) -> tuple[str, Setup]:
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
         x = torch.randn(batch, 3, 64, 64, device=device)
         y = torch.randint(0, 10, (batch,), device=device)
-
-        def step() -> torch.Tensor:
-            optimizer.zero_grad()
-            loss = nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            optimizer.step()
-            return loss
-
-        return model, optimizer, step
+        return model, optimizer, training_step(optimizer, lambda: nn.functional.cross_entropy(model(x), y))
 
     return f"{name}, batch {batch} at 64x64", setup
 

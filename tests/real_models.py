@@ -23,7 +23,28 @@ __all__ = [
     "resnet18",
     "resnet_tiny",
     "torchvision_or_skip",
+    "training_step",
 ]
+
+
+def training_step(optimizer, compute_loss, scaler=None, scheduler=None):
+    """One training step as real loops write it: zero_grad, backward (scaled), step, schedule."""
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = compute_loss()
+        if scaler is None:
+            loss.backward()
+            optimizer.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        if scheduler is not None:
+            scheduler.step()
+        return loss
+
+    return step
 
 
 class BasicBlock(nn.Module):

@@ -23,6 +23,7 @@ from real_models import (
     resnet18,
     resnet_tiny,
     torchvision_or_skip,
+    training_step,
 )
 from torch import nn
 
@@ -47,26 +48,6 @@ HELPERS = Path(__file__).resolve().parent.parent / "helpers"
 def images(n: int = 4, size: int = 8, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     g = torch.Generator().manual_seed(seed)
     return torch.randn(n, 3, size, size, generator=g), torch.randint(0, 10, (n,), generator=g)
-
-
-def training_step(optimizer, compute_loss, scaler=None, scheduler=None):
-    """One training step as real loops write it: zero_grad, backward (scaled), step, schedule."""
-
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = compute_loss()
-        if scaler is None:
-            loss.backward()
-            optimizer.step()
-        else:
-            scaler.scale(loss).backward()
-            scaler.step(optimizer)
-            scaler.update()
-        if scheduler is not None:
-            scheduler.step()
-        return loss
-
-    return step
 
 
 def classifier_step(model, optimizer, x, y, scaler=None, scheduler=None):
