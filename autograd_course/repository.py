@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib.metadata as md
 import re
-import sys
+import tomllib
 from urllib.parse import quote, urlencode, urlparse
 
 from autograd_course.course import checkout
@@ -36,10 +36,8 @@ _SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:[^/].*/.+")  # git@gitlab.example.edu:
 def project_table() -> dict:
     """The checkout's pyproject.toml [project] table; {} in an installed wheel."""
     root = checkout()
-    if root is None or sys.version_info < (3, 11):
+    if root is None:
         return {}
-    import tomllib
-
     return tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
 
 
