@@ -6,10 +6,13 @@ import copy
 import html
 import re
 from dataclasses import dataclass, field
+from functools import cache
 
 import nbformat
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import TagRemovePreprocessor
+
+from autograd_course.setup_cell import TAG as SETUP_TAG
 
 __all__ = ["WIDGET_NOTE", "NotebookPage", "describe_plots", "notebook_page", "static_widgets"]
 
@@ -84,6 +87,15 @@ def _sections(body: str, title: str) -> list[tuple[str, str, str]]:
     return [s for s in sections if s[2] or s[0]]
 
 
+@cache
+def _exporter() -> HTMLExporter:
+    """nbconvert's basic template without prompts, the setup cell left out: made once per process."""
+    exporter = HTMLExporter(template_name="basic", exclude_input_prompt=True, exclude_output_prompt=True)
+    remove = TagRemovePreprocessor(remove_cell_tags={SETUP_TAG}, enabled=True)
+    exporter.register_preprocessor(remove, enabled=True)
+    return exporter
+
+
 def notebook_page(nb: nbformat.NotebookNode, link_map: dict[str, str] | None = None) -> NotebookPage:
     """Render a notebook's stored cells and outputs; links to other course notebooks become page links.
 
@@ -92,10 +104,7 @@ def notebook_page(nb: nbformat.NotebookNode, link_map: dict[str, str] | None = N
     nb = copy.deepcopy(nb)
     static_widgets(nb)
     describe_plots(nb)
-    exporter = HTMLExporter(template_name="basic", exclude_input_prompt=True, exclude_output_prompt=True)
-    remove = TagRemovePreprocessor(remove_cell_tags={"setup"}, enabled=True)
-    exporter.register_preprocessor(remove, enabled=True)
-    body, _ = exporter.from_notebook_node(nb)
+    body, _ = _exporter().from_notebook_node(nb)
     for target, page in (link_map or {}).items():
         body = body.replace(f'href="{target}"', f'href="{page}"')
     first = _HEADING.search(body)
