@@ -121,16 +121,15 @@ def plot_fd_errors(
     plt.show()
 
 
-def plot_layer_magnitudes(names: Sequence[str], mean_abs: Sequence[float], max_abs: Sequence[float]) -> None:
-    """Lesson 12: per-layer mean and max |gradient| on a log scale."""
+def plot_layer_magnitudes(names: Sequence[str], rms: Sequence[float], norm: Sequence[float]) -> None:
+    """Lesson 12: per-layer gradient RMS (a typical element) and norm (the whole tensor), log scale."""
     import matplotlib.pyplot as plt
 
     _fig, ax = plt.subplots(figsize=(5.5, 2.8))
-    ax.bar(list(names), list(mean_abs), label="mean |grad|", color="tab:blue")
-    ax.scatter(list(names), list(max_abs), label="max |grad|", color="tab:red", zorder=3)
+    ax.bar(list(names), list(rms), label="RMS of grad (a typical element)", color="tab:blue")
+    ax.scatter(list(names), list(norm), label="norm of grad (the whole tensor)", color="tab:red", zorder=3)
     ax.set_yscale("log")
-    ax.set_ylim(1e-4, 1)
-    ax.set_ylabel("|gradient|")
+    ax.set_ylabel("gradient size")
     ax.set_title("per-layer gradient magnitudes (log scale)")
     ax.legend(fontsize=8)
     plt.tight_layout()

@@ -6,37 +6,73 @@ from collections.abc import Iterator, Sequence
 from operator import attrgetter
 from typing import Any
 
-from helpers._table import Formatted, format_columns, formatted_html_table, formatted_text_table
+from helpers._table import Formatted, format_values, formatted_html_table, formatted_text_table
 
 __all__ = ["Report"]
 
 
 class Report:
-    """Rows as data (`.rows`, one per parameter), indexing by name, a text and an HTML table."""
+    """Rows as data (`.rows`, one per parameter), indexing by name, a text and an HTML table.
+
+    Like a pandas DataFrame, a report longer than `max_rows` shows part of itself: every notable
+    row (a report says which; by default all of them, so nothing is left out) and the first quiet
+    ones, in order, with a last line that counts the rest. `.rows` always holds every row; set
+    `report.max_rows = None` to show them all.
+    """
 
     title = "report"
     columns: tuple[str, ...] = ()
     status_column: str | None = "status"
+    max_rows: int | None = 60  # pandas' display.max_rows
+    quiet = "not notable"  # what every row a display leaves out is, in the last line's words
 
     def __init__(self, rows: Sequence[Any]) -> None:
         self.rows: list[Any] = list(rows)
-        self._formatted: Formatted | None = None  # the cells as text, made at the first display
+        self._formatted: tuple[int | None, Formatted, str] | None = None  # made at the first display
+        self._head: str | None = None  # the heading, made at the first display
 
-    def _table(self) -> Formatted:
-        """The cells as text, made once for the text and the HTML form alike."""
-        if self._formatted is None:
-            self._formatted = format_columns(self.columns, self._cell_rows())
-        return self._formatted
+    def _table(self) -> tuple[Formatted, str]:
+        """The shown cells as text and the last line, made once (per max_rows) for both forms."""
+        if self._formatted is None or self._formatted[0] != self.max_rows:
+            shown = self._shown()
+            left_out = len(self.rows) - len(shown)
+            footer = f"... {left_out:,} more rows, each {self.quiet}: set .max_rows = None to show every row"
+            self._formatted = (
+                self.max_rows,
+                format_values(self._cell_columns(shown)),
+                footer if left_out else "",
+            )
+        return self._formatted[1], self._formatted[2]
 
-    def _cell_rows(self) -> list[Sequence[Any]]:
-        """Each row's values in the order of `columns` (the rows' attributes of those names)."""
-        return list(map(attrgetter(*self.columns), self.rows))
+    def _notable(self) -> list[bool]:
+        """Which rows a display never leaves out: all of them, unless a report says otherwise."""
+        return [True] * len(self.rows)
+
+    def _shown(self) -> list[Any]:
+        """Every row up to max_rows; past it, every notable row and as many quiet ones as fit."""
+        if self.max_rows is None or len(self.rows) <= self.max_rows:
+            return self.rows
+        notable = self._notable()
+        room = self.max_rows - sum(notable)
+        shown = []
+        for row, keep in zip(self.rows, notable):
+            if keep or room > 0:
+                shown.append(row)
+                room -= not keep
+        return shown
+
+    def _cell_columns(self, rows: list[Any]) -> list[list[Any]]:
+        """Each column's values, in row order (the rows' attributes of the `columns` names)."""
+        return [list(map(attrgetter(column), rows)) for column in self.columns]
 
     def _summary(self) -> str:
         return f"{len(self.rows)} parameters"
 
     def _heading(self) -> str:
-        return f"{self.title} ({self._summary()})"
+        """The title and summary line, made once for the text and the HTML form alike."""
+        if self._head is None:
+            self._head = f"{self.title} ({self._summary()})"
+        return self._head
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -51,7 +87,13 @@ class Report:
         raise KeyError(f"no parameter named {name!r}; have {[r.name for r in self.rows]}")
 
     def __repr__(self) -> str:
-        return f"{self._heading()}\n" + formatted_text_table(self.columns, self._table())
+        cells, footer = self._table()
+        return (
+            f"{self._heading()}\n"
+            + formatted_text_table(self.columns, cells)
+            + (f"\n{footer}" if footer else "")
+        )
 
     def _repr_html_(self) -> str:
-        return formatted_html_table(self.columns, self._table(), self._heading(), self.status_column)
+        cells, footer = self._table()
+        return formatted_html_table(self.columns, cells, self._heading(), self.status_column, footer)

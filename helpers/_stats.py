@@ -1,21 +1,26 @@
-"""Per-tensor statistics on the device, read back to the host once; the one NaN/Inf counter."""
+"""Per-tensor norms on the device, read back to the host once; the one NaN/Inf counter."""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from operator import attrgetter
 
 import torch
 
 __all__ = [
+    "TINY_NORM",
     "abs_max",
-    "abs_stats",
     "count_nonfinite",
     "dense_values",
+    "exact_figures",
+    "exact_norm",
     "host_floats",
     "nonfinite_counts",
+    "norms",
     "on_device",
+    "to_look_at",
     "total_norm",
 ]
 
@@ -85,125 +90,142 @@ def abs_max(tensor: torch.Tensor) -> torch.Tensor:
 
 
 def _accumulation_dtype(dtype: torch.dtype) -> torch.dtype:
-    """float64 for double precision, else float32 (never half: it overflows)."""
+    """float64 for double precision, else float32 (never half: its squares overflow at 256)."""
     if dtype in (torch.float64, torch.complex128):
         return torch.float64
     return torch.float32
 
 
-def abs_sum(tensor: torch.Tensor) -> torch.Tensor:
-    """sum |t| (|z| for complex) as a 0-dim tensor, accumulated in float32 at least."""
-    t = dense_values(tensor)
-    if t.numel() == 0:
-        return torch.zeros((), device=t.device)
-    return t.abs().sum(dtype=_accumulation_dtype(t.dtype))
+# The smallest float32 norm that norms() gives exactly: below it the sum of squares falls under
+# float32's normal range (1.2e-38) and loses digits, down to 0 for elements below 3.7e-23.
+TINY_NORM = 1e-18
 
-
-# torch._foreach_norm is private API: it measures a whole list of tensors with one fused kernel
-# per statistic, where a loop launches two kernels per tensor (4,000 launches for 2,000 biases on
-# a GPU). No public function reaches per-tensor norms of a list that way. On the CPU its L1 and
-# L-inf norms are scalar loops (about 7x slower than the public ops below), so the CPU, and any
-# torch without it, takes the per-tensor path. tests/test_stats.py checks both paths agree.
+# torch._foreach_norm is private API: on a GPU it measures a whole list of tensors with one fused
+# kernel, where a loop launches one kernel per tensor (2,000 launches for 2,000 biases). No public
+# function reaches per-tensor norms of a list that way. On the CPU it only loops in C++, as the
+# public path below does in Python at the same speed, so the CPU, and any torch without it, takes
+# the public path. tests/test_stats.py checks both paths agree; the nox sessions run it per torch.
 _FOREACH_NORM = getattr(torch, "_foreach_norm", None)
-_CHUNK = 1 << 17  # elements measured at a time on the CPU: 512 KiB of float32 stays in cache
+_CHUNK = 1 << 17  # elements stacked at a time: 512 KiB of float32 stays in cache
 _SMALL = 4096  # tensors up to this size are stacked: one kernel for many, not one each
 
 
 def use_foreach(device: torch.device) -> bool:
-    """Whether abs_stats measures tensors on `device` with torch._foreach_norm (see above)."""
+    """Whether norms() measures tensors on `device` with torch._foreach_norm (see above)."""
     return _FOREACH_NORM is not None and device.type != "cpu"
 
 
-def _foreach_abs_stats(
-    values: list[torch.Tensor], acc: torch.dtype
-) -> tuple[list[int], torch.Tensor, torch.Tensor]:
-    """max |t| and sum |t| of each tensor (one dtype, one device), in order: two fused kernels."""
-    maxes = _FOREACH_NORM(values, math.inf, dtype=acc)  # type: ignore[misc]
-    sums = _FOREACH_NORM(values, 1, dtype=acc)  # type: ignore[misc]
-    return list(range(len(values))), torch.stack(maxes), torch.stack(sums)
+def _foreach_norms(values: list[torch.Tensor], acc: torch.dtype) -> tuple[list[int], torch.Tensor]:
+    """The L2 norm of each tensor (one dtype, one device), in order: one fused kernel."""
+    return list(range(len(values))), torch.stack(_FOREACH_NORM(values, 2, dtype=acc))  # type: ignore[misc]
 
 
-def _looped_abs_stats(
-    values: list[torch.Tensor], acc: torch.dtype
-) -> tuple[list[int], torch.Tensor, torch.Tensor]:
-    """max |t| and sum |t| of each tensor (one dtype, one device) with public per-tensor ops, in
-    the order of the returned indices.
-
-    |t| is written into a cache-sized scratch buffer and both reductions read it there, so each
-    gradient is read from memory once; a tensor larger than the buffer goes through it in chunks.
-    Small tensors of one shape (a model's biases) are stacked into it, many per kernel.
-    """
-    buffer = torch.empty(_CHUNK, dtype=values[0].dtype, device=values[0].device)
-    order: list[int] = []
-    one_max: list[torch.Tensor] = []  # 0-dim, one per tensor measured alone
-    one_sum: list[torch.Tensor] = []
+def _looped_norms(values: list[torch.Tensor], acc: torch.dtype) -> tuple[list[int], torch.Tensor]:
+    """The L2 norm of each tensor (one dtype, one device) with public ops, in the order of the
+    returned indices: a large tensor alone, as get_total_norm measures it; small ones of one
+    shape (a model's biases) stacked into a cache-sized scratch buffer and measured many per
+    kernel, summed in float64 there (cheap at that size), so their norms are exact."""
+    alone: list[int] = []
     shapes: dict[torch.Size, list[int]] = defaultdict(list)
-    for i, v in enumerate(values):
-        if v.numel() <= _SMALL:
-            shapes[v.shape].append(i)
-            continue
-        chunk_max, chunk_sum = [], []
-        for chunk in v.reshape(-1).split(_CHUNK):
-            scratch = torch.abs(chunk, out=buffer[: chunk.numel()])
-            chunk_max.append(scratch.amax())
-            chunk_sum.append(scratch.sum(dtype=acc))
-        order.append(i)
-        one_max.append(chunk_max[0] if len(chunk_max) == 1 else torch.stack(chunk_max).amax())
-        one_sum.append(chunk_sum[0] if len(chunk_sum) == 1 else torch.stack(chunk_sum).sum())
-    maxes = [torch.stack(one_max)] if one_max else []
-    sums = [torch.stack(one_sum)] if one_sum else []
+    for i, shape in enumerate(map(attrgetter("shape"), values)):
+        if 0 < shape.numel() <= _SMALL:
+            shapes[shape].append(i)
+        else:
+            alone.append(i)
+    order = list(alone)
+    parts = [torch.stack([torch.linalg.vector_norm(values[i], dtype=acc) for i in alone])] if alone else []
+    buffer = torch.empty(_CHUNK if shapes else 0, dtype=values[0].dtype, device=values[0].device)
     for shape, idx in shapes.items():
-        numel = values[idx[0]].numel()
+        numel = shape.numel()
         per_batch = _CHUNK // numel
         for start in range(0, len(idx), per_batch):
             batch = idx[start : start + per_batch]
             scratch = buffer[: len(batch) * numel].view(len(batch), *shape)
-            torch.stack([values[i] for i in batch], out=scratch).abs_()
+            torch.stack([values[i] for i in batch], out=scratch)
             order += batch
-            maxes.append(scratch.view(len(batch), numel).amax(dim=1))
-            sums.append(scratch.view(len(batch), numel).sum(dim=1, dtype=acc))
-    return order, torch.cat(maxes), torch.cat(sums)
+            parts.append(
+                torch.linalg.vector_norm(scratch.view(len(batch), numel), dim=1, dtype=torch.float64)
+            )
+    return order, torch.cat(parts)
+
+
+def exact_norm(tensor: torch.Tensor) -> torch.Tensor:
+    """The L2 norm of a tensor's stored values in float64, as a 0-dim tensor on its device: no
+    float32 underflow or overflow; NaN when it holds a NaN, else Inf when an Inf; 0 when empty."""
+    v = dense_values(tensor)
+    wide = torch.complex128 if v.is_complex() else torch.float64
+    return torch.linalg.vector_norm(v.to(wide)) if v.numel() else torch.zeros((), dtype=torch.float64)
 
 
 @torch.no_grad()
-def abs_stats(tensors: Sequence[torch.Tensor]) -> list[tuple[float, float]]:
-    """(max |t|, sum |t|) of every tensor as Python floats: one pass over each, one host read.
+def norms(tensors: Sequence[torch.Tensor]) -> list[float]:
+    """The L2 norm of every tensor as a Python float: one pass over each, one host read.
 
-    sum |t| (accumulated in float32 at least) is NaN or Inf whenever t holds a NaN or an Inf, and
-    Inf also when finite values overflow float32; max |t| is NaN or Inf then too on the per-tensor
-    path (a fused kernel elsewhere may skip a NaN). So a caller that must know whether t is finite
-    checks both and counts NaN and Inf (count_nonfinite) where one is not finite.
-    Complex tensors are measured by |z|, sparse ones by their stored values; empty ones give 0.
+    A large tensor is measured with get_total_norm's kernel, so the figure costs what the total
+    norm costs; in float32 for float32 and half tensors, where a norm that is not finite or is
+    below TINY_NORM may not be exact (`to_look_at` finds those). Small tensors, and complex,
+    integer and sparse ones, are measured exactly; an empty tensor's norm is 0.
     """
     if not tensors:
         return []
     first = tensors[0].device
-    groups: dict[tuple[torch.device, torch.dtype], list[int]] = defaultdict(list)
-    values = [t.coalesce().values() if t.is_sparse else t for t in tensors]  # no grad mode: no detach
-    order: list[int] = []
-    maxes: list[torch.Tensor] = []
-    sums: list[torch.Tensor] = []
-    others: list[int] = []
-    for i, v in enumerate(values):
-        if v.is_floating_point() and v.numel() and v.layout == torch.strided:
-            groups[(v.device, v.dtype)].append(i)
-        else:  # complex, integer or empty: rare, one tensor at a time
-            others.append(i)
-    for (device, dtype), idx in groups.items():
-        measure = _foreach_abs_stats if use_foreach(device) else _looped_abs_stats
-        positions, group_max, group_sum = measure([values[i] for i in idx], _accumulation_dtype(dtype))
+    groups: dict[tuple[torch.device, torch.dtype, torch.layout], list[int]] = defaultdict(list)
+    for i, key in enumerate(map(attrgetter("device", "dtype", "layout"), tensors)):
+        groups[key].append(i)
+    order, parts, others = [], [], []
+    for (device, dtype, layout), idx in groups.items():
+        if not dtype.is_floating_point or layout != torch.strided:
+            others += idx  # complex, integer or sparse: rare, one tensor at a time
+            continue
+        if use_foreach(device):
+            others += [i for i in idx if not tensors[i].numel()]  # empty: 0, without a kernel
+            idx = [i for i in idx if tensors[i].numel()]
+            if not idx:
+                continue
+        measure = _foreach_norms if use_foreach(device) else _looped_norms
+        positions, group = measure([tensors[i] for i in idx], _accumulation_dtype(dtype))
         order += [idx[j] for j in positions]
-        maxes.append(on_device(group_max.double(), first))
-        sums.append(on_device(group_sum.double(), first))
+        parts.append(on_device(group.double(), first))
     if others:
         order += others
-        maxes.append(torch.stack([on_device(abs_max(values[i]).double(), first) for i in others]))
-        sums.append(torch.stack([on_device(abs_sum(values[i]).double(), first) for i in others]))
-    numbers = torch.stack([torch.cat(maxes), torch.cat(sums)]).tolist()  # the one host read
-    result = [(0.0, 0.0)] * len(tensors)
-    for i, m, s in zip(order, numbers[0], numbers[1]):
-        result[i] = (m, s)
+        parts.append(torch.stack([on_device(exact_norm(tensors[i]), first) for i in others]))
+    numbers = torch.cat(parts).tolist()  # the one host read
+    result = [0.0] * len(tensors)
+    for i, n in zip(order, numbers):
+        result[i] = n
     return result
+
+
+def _summed_in_float32(tensor: torch.Tensor) -> bool:
+    """Whether norms() sums this tensor's squares in float32 (see _looped_norms, _foreach_norms)."""
+    if tensor.dtype == torch.float64 or not tensor.is_floating_point() or tensor.layout != torch.strided:
+        return False
+    return use_foreach(tensor.device) or tensor.numel() > _SMALL
+
+
+def to_look_at(tensors: Sequence[torch.Tensor], measured: Sequence[float]) -> list[int]:
+    """The indices of the norms that need a second, exact look (exact_figures): every one that is
+    not finite (its NaN and Inf are counted), and every float32 sum that is 0 or under TINY_NORM
+    (a gradient too small for float32 squares is told from an all-zero one)."""
+    return [
+        i
+        for i, n in enumerate(measured)
+        if not TINY_NORM <= n < math.inf and (not math.isfinite(n) or _summed_in_float32(tensors[i]))
+    ]
+
+
+@torch.no_grad()
+def exact_figures(tensors: Sequence[torch.Tensor]) -> list[tuple[int, int, float]]:
+    """(NaN count, Inf count, exact L2 norm) of every tensor, with one host read: the second look
+    at the few tensors whose float32 norm (norms) is not finite or too small to trust."""
+    if not tensors:
+        return []
+    first = tensors[0].device
+    rows = [
+        torch.cat([on_device(count_nonfinite(t), first).double(), on_device(exact_norm(t), first).reshape(1)])
+        for t in tensors
+    ]
+    return [(int(nan), int(inf), norm) for nan, inf, norm in torch.stack(rows).tolist()]
 
 
 @torch.no_grad()

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from itertools import repeat
+from operator import attrgetter, truediv
 from typing import NamedTuple
 
 import torch
 from torch import nn
 
 from helpers._report import Report
-from helpers._stats import abs_stats, nonfinite_counts, total_norm
-from helpers._unregistered import unregistered_tensors
+from helpers._stats import exact_figures, norms, to_look_at, total_norm
 from helpers._validate import require_module, require_parameters
+from helpers._walk import model_tensors
 from helpers.status import GradStatus
 
 __all__ = [
@@ -27,23 +29,30 @@ __all__ = [
 
 
 class GradientRow(NamedTuple):
-    """One parameter's gradient: status and |g| statistics (None when there is no gradient).
+    """One parameter's gradient: its status, L2 norm and RMS (None when there is no gradient).
 
-    A named tuple: frozen like every row, and cheap to make for a model of 2,000 tensors.
+    `norm` is the figure torch.nn.utils.clip_grad_norm_ adds up: the total gradient norm is the
+    root of the sum of the rows' norms squared. `rms` = norm / sqrt(numel), the size of a typical
+    element, compares layers of different sizes. A named tuple: frozen like every row, and cheap
+    to make for a model of 2,000 tensors.
     """
 
     name: str
     status: GradStatus
-    mean_abs: float | None
-    max_abs: float | None
-    finite: bool
+    norm: float | None
+    rms: float | None
     nan: int
     inf: int
 
+    @property
+    def finite(self) -> bool:
+        """True when the gradient holds no NaN and no Inf (or there is none)."""
+        return not (self.nan or self.inf)
+
     def __repr__(self) -> str:
         return (
-            f"GradientRow({self.name!r}, {self.status.name}, mean_abs={self.mean_abs}, "
-            f"max_abs={self.max_abs}, nan={self.nan}, inf={self.inf})"
+            f"GradientRow({self.name!r}, {self.status.name}, norm={self.norm}, "
+            f"rms={self.rms}, nan={self.nan}, inf={self.inf})"
         )
 
 
@@ -54,60 +63,100 @@ def optimizer_parameter_ids(optimizer: torch.optim.Optimizer) -> set[int]:
     return {id(p) for group in optimizer.param_groups for p in group["params"]}
 
 
-def _status(param: torch.Tensor, max_abs: float | None, in_optimizer: bool, registered: bool) -> GradStatus:
-    if not param.requires_grad:
+def _status(requires_grad: bool, norm: float | None, in_optimizer: bool, registered: bool) -> GradStatus:
+    if not requires_grad:
         return GradStatus.FROZEN
     if not registered:
         return GradStatus.UNREGISTERED
-    if max_abs is None:
+    if norm is None:
         return GradStatus.NO_GRAD
-    if not math.isfinite(max_abs):
+    if not math.isfinite(norm):
         return GradStatus.NON_FINITE_GRAD
     if not in_optimizer:
         return GradStatus.NOT_IN_OPTIMIZER
-    if max_abs == 0.0:
+    if norm == 0.0:
         return GradStatus.ZERO_GRAD
     return GradStatus.OK
+
+
+def _figures(grads: list[torch.Tensor | None]) -> tuple[list, list, list[int], list[int]]:
+    """Four columns, an entry per gradient: norm, rms, NaN count, Inf count (None, None, 0, 0
+    where there is no gradient).
+
+    One host read measures every norm; a second, exact look (exact_figures) is taken only where
+    a norm is not finite, to count NaN and Inf, or where a float32 sum of squares could not tell
+    a tiny gradient from an all-zero one (to_look_at).
+    """
+    where = [i for i, g in enumerate(grads) if g is not None]
+    present = [grads[i] for i in where]
+    norm = norms(present)  # the one host read
+    nan, inf = [0] * len(present), [0] * len(present)
+    doubtful = to_look_at(present, norm)
+    for i, (a, b, n) in zip(doubtful, exact_figures([present[i] for i in doubtful])):
+        nan[i], inf[i], norm[i] = a, b, n
+    sizes = map(math.sqrt, map(max, map(torch.Tensor.numel, present), repeat(1)))
+    rms = list(map(truediv, norm, sizes))
+    if len(where) == len(grads):
+        return norm, rms, nan, inf
+    columns: tuple[list, list, list[int], list[int]] = (
+        [None] * len(grads),
+        [None] * len(grads),
+        [0] * len(grads),
+        [0] * len(grads),
+    )
+    for full, part in zip(columns, (norm, rms, nan, inf)):
+        for i, value in zip(where, part):
+            full[i] = value
+    return columns
+
+
+def _statuses(
+    requires: list[bool], norm: list, in_optimizer: list[bool], registered: list[bool]
+) -> list[GradStatus]:
+    """Each row's status (_status); the common case, every row OK, is recognised in C first."""
+    if all(requires) and all(registered) and all(in_optimizer) and all(map(_positive_finite, norm)):
+        return [GradStatus.OK] * len(norm)
+    return list(map(_status, requires, norm, in_optimizer, registered))
+
+
+def _positive_finite(norm: float | None) -> bool:
+    return norm is not None and 0.0 < norm < math.inf
 
 
 class GradientReport(Report):
     """gradient_report's result: one GradientRow per parameter (and per unregistered tensor).
 
-    Every figure of every row (status, mean |g|, max |g|, finiteness) comes from one pass over
-    the gradients and one host read, made when the report is made; showing it reads nothing.
-    A gradient that holds NaN or Inf costs a second read, which counts them exactly.
+    Every figure of every row (status, norm, RMS, finiteness) comes from one pass over the
+    gradients and one host read, made when the report is made; showing it reads nothing. A
+    gradient whose norm is not finite or is tiny costs a second read, which measures it exactly.
+    The rows are built column by column: a model of 2,000 tensors makes 12,000 cells.
     """
 
     title = "gradient report"
-    columns = ("name", "status", "mean_abs", "max_abs", "finite", "nan", "inf")
+    columns = ("name", "status", "norm", "rms", "nan", "inf")
+    quiet = "OK or FROZEN with a finite gradient"
 
     @torch.no_grad()
     def __init__(self, model: nn.Module, optimizer: torch.optim.Optimizer | None = None) -> None:
         require_module(model)
-        opt_ids = optimizer_parameter_ids(optimizer) if optimizer is not None else None
-        named: list[tuple[str, torch.Tensor]] = list(model.named_parameters())
-        registered = len(named)
-        named += unregistered_tensors(model, {id(p) for _, p in named})
-        grads = [p.grad for _, p in named]
-        stats = iter(abs_stats([g for g in grads if g is not None]))  # the one host read
-        measured = [None if g is None else next(stats) for g in grads]  # (max |g|, sum |g|)
-        # A figure that is not finite means NaN or Inf (or finite values too large for float32
-        # to sum): count them, a second read, made only then.
-        bad = [i for i, m in enumerate(measured) if m is not None and not math.isfinite(m[0] + m[1])]
-        counts = dict(zip(bad, nonfinite_counts([grads[i] for i in bad])))  # type: ignore[misc]
-        rows = []
-        for i, ((name, p), g, m) in enumerate(zip(named, grads, measured)):
-            in_optimizer = opt_ids is None or id(p) in opt_ids
-            if g is None or m is None:
-                status = _status(p, None, in_optimizer, i < registered)
-                rows.append(GradientRow(name, status, None, None, True, 0, 0))
-                continue
-            nan, inf = counts.get(i, (0, 0))
-            max_abs = math.nan if nan else math.inf if inf else m[0]  # exact, whatever the kernel skipped
-            mean_abs = m[1] / g.numel() if g.numel() else 0.0
-            status = _status(p, max_abs, in_optimizer, i < registered)
-            rows.append(GradientRow(name, status, mean_abs, max_abs, not (nan or inf), nan, inf))
-        super().__init__(rows)
+        named, unregistered = model_tensors(model)
+        registered = [True] * len(named) + [False] * len(unregistered)
+        named += unregistered
+        names, params = [n for n, _ in named], [p for _, p in named]
+        norm, rms, nan, inf = _figures([p.grad for p in params])
+        if optimizer is None:
+            in_optimizer = [True] * len(params)
+        else:
+            opt_ids = optimizer_parameter_ids(optimizer)
+            in_optimizer = [id(p) in opt_ids for p in params]
+        requires = [p.requires_grad for p in params]
+        status = _statuses(requires, norm, in_optimizer, registered)
+        super().__init__(list(map(GradientRow._make, zip(names, status, norm, rms, nan, inf))))
+
+    def _notable(self) -> list[bool]:
+        """A display of many rows never leaves out a row that is not OK or FROZEN, or holds NaN/Inf."""
+        quiet = (GradStatus.OK, GradStatus.FROZEN)
+        return [r.status not in quiet or bool(r.nan or r.inf) for r in self.rows]
 
     @property
     def status(self) -> dict[str, GradStatus]:
@@ -125,10 +174,11 @@ class GradientReport(Report):
         return [r.name for r in self.rows if r.status is GradStatus.UNREGISTERED]
 
     def _summary(self) -> str:
-        bad = sum(not r.finite for r in self.rows)
-        missing = sum(r.status is GradStatus.NO_GRAD for r in self.rows)
+        bad = sum(1 for r in self.rows if r.nan or r.inf)
+        statuses = list(map(attrgetter("status"), self.rows))
+        missing = statuses.count(GradStatus.NO_GRAD)
         text = f"{len(self.rows)} parameters, {missing} without grad, {bad} non-finite"
-        unregistered = len(self.unregistered)
+        unregistered = statuses.count(GradStatus.UNREGISTERED)
         return text + (f", {unregistered} unregistered" if unregistered else "")
 
 
@@ -136,22 +186,22 @@ class GradClassification(GradientReport):
     """classify_parameter_gradients' result: `.status` maps each name to a GradStatus."""
 
     title = "gradient classification"
-    columns = ("name", "status", "max_abs")
+    columns = ("name", "status", "norm")
 
     def names(self, status: GradStatus) -> list[str]:
         """The parameters with the given status."""
         return [r.name for r in self.rows if r.status is status]
 
     def _summary(self) -> str:
-        counts: dict[str, int] = {}
-        for r in self.rows:
-            counts[r.status.name] = counts.get(r.status.name, 0) + 1
-        return ", ".join(f"{k}={v}" for k, v in counts.items())
+        statuses = list(map(attrgetter("status"), self.rows))  # list.count: no Python-level Enum hashing
+        counts = ((status, statuses.count(status)) for status in GradStatus)
+        return ", ".join(f"{status.name}={n}" for status, n in counts if n)
 
 
 def gradient_report(model: nn.Module) -> GradientReport:
-    """Status and |g| statistics of every parameter's gradient (and of trainable tensors the model
-    holds without registering them); one host read when all are finite, a second to count NaN/Inf."""
+    """Status, L2 norm and RMS of every parameter's gradient (and of trainable tensors the model
+    holds without registering them); one host read, a second only for a norm that is not finite
+    (to count NaN and Inf) or tiny (to tell zero from small)."""
     return GradientReport(model)
 
 
@@ -159,7 +209,7 @@ def classify_parameter_gradients(
     model: nn.Module, optimizer: torch.optim.Optimizer | None = None
 ) -> GradClassification:
     """Label every parameter FROZEN, UNREGISTERED, NO_GRAD, NON_FINITE_GRAD, NOT_IN_OPTIMIZER,
-    ZERO_GRAD or OK; one pass over the gradients and one host read when they are finite."""
+    ZERO_GRAD or OK; one pass over the gradients and one host read when they are finite and non-zero."""
     return GradClassification(model, optimizer)
 
 

@@ -104,10 +104,9 @@ class ParameterChanges(Report):
         """Names of the parameters that did not move."""
         return [r.name for r in self.rows if not r.changed]
 
-    def _cell_rows(self) -> list[list[object]]:
-        return [
-            [r.name, "changed" if r.changed else "unchanged", r.mean_delta, r.max_delta] for r in self.rows
-        ]
+    def _cell_columns(self, rows: list[ParameterChange]) -> list[list[object]]:
+        status = ["changed" if r.changed else "unchanged" for r in rows]
+        return [[r.name for r in rows], status, [r.mean_delta for r in rows], [r.max_delta for r in rows]]
 
     def _summary(self) -> str:
         return f"{sum(self.changed.values())} of {len(self.rows)} changed"

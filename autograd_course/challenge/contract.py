@@ -48,9 +48,9 @@ def _grad_sizes(s: dict) -> list[float] | None:
     rows = s["gradients"]["rows"] if s["type"] == "StepReport" else s.get("rows")
     if s["type"] == "number":
         return [s["value"]]
-    if rows is None or any(r.get("max_abs") is None for r in rows):
+    if rows is None or any(r.get("norm") is None for r in rows):
         return None
-    return [r["max_abs"] for r in rows]
+    return [r["norm"] for r in rows]
 
 
 def _vanishing_or_exploding(s: dict, trace: BrokenTrace) -> bool:
@@ -187,7 +187,7 @@ PROOFS: dict[str, tuple[Proof, ...]] = {
     "GRAD_MAGNITUDE": (
         Proof(
             "GradientReport",
-            "gradient_report after a broken step: every gradient below 1e-12, or one above 1e3",
+            "gradient_report after a broken step: every gradient's norm below 1e-12, or one above 1e3",
             _vanishing_or_exploding,
         ),
         Proof(

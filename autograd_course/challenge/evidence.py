@@ -94,7 +94,7 @@ def frozen_in(rows: list[dict]) -> set[str]:
 def _grad_rows(report: GradientReport) -> dict:
     return {
         "rows": [
-            {"name": r.name, "status": r.status.name, "max_abs": _num(r.max_abs), "nan": r.nan, "inf": r.inf}
+            {"name": r.name, "status": r.status.name, "norm": _num(r.norm), "nan": r.nan, "inf": r.inf}
             for r in report.rows
         ]
     }
@@ -125,9 +125,9 @@ def _rows_match_grads(rows: list[dict], step: StepRecord) -> bool:
         return False
     for r in rows:
         ref = step.grads[r["name"]]
-        if (ref is None) != (r["max_abs"] is None):
+        if (ref is None) != (r["norm"] is None):
             return False
-        if ref is not None and not close(r["max_abs"], ref["max_abs"]):
+        if ref is not None and not close(r["norm"], ref["norm"]):
             return False
     return True
 

@@ -12,7 +12,7 @@ from torch.overrides import TorchFunctionMode
 from autograd_course.challenge.catalogue import build_broken
 from autograd_course.challenge.variants import Variant
 from helpers import gradient_report, make_tiny_problem
-from helpers._stats import count_nonfinite  # the one NaN/Inf counter
+from helpers._stats import count_nonfinite, exact_norm  # the one NaN/Inf counter, the exact norm
 
 __all__ = ["REFERENCE_STEPS", "BrokenTrace", "StepRecord", "close", "tensor_stats", "trace_broken"]
 
@@ -85,15 +85,14 @@ class BrokenTrace:
 def _grad_stats(g: torch.Tensor | None) -> dict | None:
     if g is None:
         return None
-    d = g.detach().double().abs()
-    nan, inf = count_nonfinite(d).tolist()
-    return {"mean_abs": float(d.mean()), "max_abs": float(d.max()), "nan": nan, "inf": inf}
+    nan, inf = count_nonfinite(g).tolist()
+    return {"norm": float(exact_norm(g)), "nan": nan, "inf": inf}
 
 
 def _unregistered(model: torch.nn.Module) -> dict[str, dict | None]:
     """Gradient statistics of the trainable tensors the model holds without registering them."""
     rows = [r for r in gradient_report(model).rows if r.status.name == "UNREGISTERED"]
-    return {r.name: None if r.max_abs is None else {"max_abs": float(r.max_abs)} for r in rows}
+    return {r.name: None if r.norm is None else {"norm": r.norm} for r in rows}
 
 
 def _trace_direct(trace: BrokenTrace, compute_loss, model, inputs, targets) -> None:

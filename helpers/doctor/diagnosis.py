@@ -12,8 +12,8 @@ import torch
 from torch import nn
 
 from helpers._table import STATUS_COLOURS
-from helpers._unregistered import unregistered_tensors
 from helpers._validate import require_module
+from helpers._walk import unregistered_tensors
 from helpers.doctor.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
 from helpers.doctor.compiled import run_eagerly, unwrap_compiled
 from helpers.doctor.discover import find_scalers, find_schedulers

@@ -1,4 +1,5 @@
-"""Trainable tensors a model holds in plain attributes (lists, dicts, tuples) but does not register."""
+"""One walk over a model's modules: its registered parameters, and the trainable tensors it holds
+in plain attributes (lists, dicts, tuples) without registering them."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from typing import Any
 import torch
 from torch import nn
 
-__all__ = ["unregistered_tensors"]
+__all__ = ["model_tensors", "unregistered_tensors"]
 
 # What every nn.Module keeps in its __dict__ (hook tables, registries): never user state.
 _MODULE_INTERNALS = frozenset(vars(nn.Module()))
+_SCALARS = frozenset({int, float, bool, str, type(None)})
 _MAX_DEPTH = 4  # nesting of containers searched below one attribute
 
 
@@ -47,8 +49,42 @@ def _attributes(
     state = vars(module)
     for attr in state.keys() - _MODULE_INTERNALS:  # a set difference in C: most modules have none left
         value = state[attr]
+        if type(value) in _SCALARS:  # in_features, eps, inplace: the common case, decided at once
+            continue
         if isinstance(value, (torch.Tensor, nn.Module, list, tuple, dict)) and not attr.startswith("__"):
             _walk(value, f"{prefix}.{attr}" if prefix else attr, depth, seen, found)
+
+
+def _registered(modules: list[tuple[str, nn.Module]], seen: set[int]) -> list[tuple[str, torch.Tensor]]:
+    """model.named_parameters(), read from the modules already listed: the same table torch reads
+    (each module's _parameters), the same names and order, each tensor once."""
+    named = []
+    for prefix, module in modules:
+        for key, p in module._parameters.items():
+            if p is not None and id(p) not in seen:
+                seen.add(id(p))
+                named.append((f"{prefix}.{key}" if prefix else key, p))
+    return named
+
+
+def _unregistered(
+    model: nn.Module, modules: list[tuple[str, nn.Module]], seen: set[int]
+) -> list[tuple[str, torch.Tensor]]:
+    found: list[tuple[str, torch.Tensor]] = []
+    for name, module in modules:
+        _attributes(module, name, 0, seen, found)
+    if found:  # a buffer that requires grad is registered too (rare: checked only when needed)
+        buffers = {id(b) for b in model.buffers()}
+        found = [(n, t) for n, t in found if id(t) not in buffers]
+    return found
+
+
+def model_tensors(model: nn.Module) -> tuple[list[tuple[str, torch.Tensor]], list[tuple[str, torch.Tensor]]]:
+    """(model.named_parameters(), unregistered_tensors(model)) from one walk over the modules."""
+    modules = list(model.named_modules())
+    seen = {id(m) for _, m in modules}
+    named = _registered(modules, seen)
+    return named, _unregistered(model, modules, seen)
 
 
 def unregistered_tensors(
@@ -65,10 +101,4 @@ def unregistered_tensors(
     modules = list(model.named_modules())
     seen = {id(m) for _, m in modules}
     seen |= registered if registered is not None else {id(p) for p in model.parameters()}
-    found: list[tuple[str, torch.Tensor]] = []
-    for name, module in modules:
-        _attributes(module, name, 0, seen, found)
-    if found:  # a buffer that requires grad is registered too (rare: checked only when needed)
-        buffers = {id(b) for b in model.buffers()}
-        found = [(n, t) for n, t in found if id(t) not in buffers]
-    return found
+    return _unregistered(model, modules, seen)
