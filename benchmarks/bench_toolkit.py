@@ -6,7 +6,8 @@ Model: 100 x Linear(256, 256), 200 parameter tensors. Every candidate runs once 
 repetition, in turn, so load on the machine hits them alike; each figure is the median over
 the repetitions and each ratio is against a baseline measured in the same repetitions.
 Gradient reports are also timed at three scales against torch.nn.utils.get_total_norm
-(deep: 200 x 256x256, many small: 2,000 tensors, few huge: 20 x 2048x2048). Extra peak memory
+(deep: 200 x 256x256, many small: 2,000 tensors, in one ParameterList and in 1,000 Linear
+modules, few huge: 20 x 2048x2048). Extra peak memory
 of diagnose and watch_non_finite (over the same plain steps, in parameter bytes) is measured on
 the Linear stack and on a real model (torchvision's resnet18 where it imports, else the
 ResNet-18-shaped network of tests/real_models.py at full width): CUDA's peak allocator
@@ -124,21 +125,30 @@ def made_and_read(report: object) -> object:
     return report
 
 
+MODULES = "many small, in modules: 1000 x Linear(32, 32)"
+
+
 def scales() -> dict[str, list[torch.Tensor]]:
-    """The three gradient shapes of the issue, as lists of gradient tensors."""
+    """The gradient shapes of the issue, as lists of gradient tensors: the 2,000 small ones twice,
+    held by one ParameterList and by 1,000 Linear modules (a model's walk over them costs more)."""
     torch.manual_seed(0)
     small = [torch.randn(32, 32) if i % 2 == 0 else torch.randn(32) for i in range(2000)]
     return {
         "deep: 200 x 256x256": [torch.randn(256, 256) for _ in range(200)],
         "many small: 2000 x (32x32 | 32)": small,
+        MODULES: [g.clone() for g in small],
         "few huge: 20 x 2048x2048": [torch.randn(2048, 2048) for _ in range(20)],
     }
 
 
-def holder(grads: list[torch.Tensor]) -> tuple[nn.Module, torch.optim.Optimizer]:
-    """A module whose parameters carry these gradients (no copies: .grad is the tensor)."""
-    model = nn.ParameterList([nn.Parameter(torch.empty_like(g)) for g in grads])
-    for p, g in zip(model, grads):
+def holder(grads: list[torch.Tensor], modules: bool = False) -> tuple[nn.Module, torch.optim.Optimizer]:
+    """A model whose parameters carry these gradients (no copies: .grad is the tensor): one
+    ParameterList, or (modules=True, weight and bias pairs) a Sequential of Linear layers."""
+    if modules:
+        model: nn.Module = nn.Sequential(*[nn.Linear(w.shape[1], w.shape[0]) for w in grads[::2]])
+    else:
+        model = nn.ParameterList([nn.Parameter(torch.empty_like(g)) for g in grads])
+    for p, g in zip(model.parameters(), grads):
         p.grad = g
     return model, torch.optim.SGD(model.parameters(), lr=0.1)
 
@@ -147,10 +157,10 @@ def report_scales(reps: int, clock: Callable[[], float]) -> dict[str, float]:
     """Reports made and read (text and HTML) against get_total_norm at three scales; the ratios."""
     base = "get_total_norm(grads, foreach=True).item()"
     print(f"\nGradient reports, made and read (repr and _repr_html_), at three scales (ratio against {base})")
-    print(f"{'scale':<34} {'candidate':<46} {'median ms':>10} {'ratio':>7} {'reads':>6}")
+    print(f"{'scale':<44} {'candidate':<46} {'median ms':>10} {'ratio':>7} {'reads':>6}")
     found = {}
     for title, grads in scales().items():
-        model, optimizer = holder(grads)
+        model, optimizer = holder(grads, modules=title == MODULES)
         candidates: dict[str, Callable[[], object]] = {
             base: lambda g=grads: torch.nn.utils.get_total_norm(g, foreach=True).item(),
             "gradient_report, made and read": lambda m=model: made_and_read(gradient_report(m)),
@@ -163,7 +173,7 @@ def report_scales(reps: int, clock: Callable[[], float]) -> dict[str, float]:
         reads = {name: host_reads(fn) for name, fn in candidates.items()}
         for name, ts in times.items():
             ms = statistics.median(ts) * 1e3
-            print(f"{title:<34} {name:<46} {ms:>10.2f} {relative[name]:>6.2f}x {reads[name]:>6}")
+            print(f"{title:<44} {name:<46} {ms:>10.2f} {relative[name]:>6.2f}x {reads[name]:>6}")
         found[title] = relative["gradient_report, made and read"]
         del model, optimizer
     print("  target: <= 2x at every scale, 1 host read")

@@ -169,9 +169,13 @@ def norms(tensors: Sequence[torch.Tensor]) -> list[float]:
     if not tensors:
         return []
     first = tensors[0].device
+    keys = list(map(attrgetter("device", "dtype", "layout"), tensors))
     groups: dict[tuple[torch.device, torch.dtype, torch.layout], list[int]] = defaultdict(list)
-    for i, key in enumerate(map(attrgetter("device", "dtype", "layout"), tensors)):
-        groups[key].append(i)
+    if keys.count(keys[0]) == len(keys):  # the common case: one device, one dtype
+        groups[keys[0]] = list(range(len(keys)))
+    else:
+        for i, key in enumerate(keys):
+            groups[key].append(i)
     order, parts, others = [], [], []
     for (device, dtype, layout), idx in groups.items():
         if not dtype.is_floating_point or layout != torch.strided:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from itertools import repeat
-from operator import attrgetter, truediv
+from operator import attrgetter
 from typing import NamedTuple
 
 import torch
@@ -94,8 +93,7 @@ def _figures(grads: list[torch.Tensor | None]) -> tuple[list, list, list[int], l
     doubtful = to_look_at(present, norm)
     for i, (a, b, n) in zip(doubtful, exact_figures([present[i] for i in doubtful])):
         nan[i], inf[i], norm[i] = a, b, n
-    sizes = map(math.sqrt, map(max, map(torch.Tensor.numel, present), repeat(1)))
-    rms = list(map(truediv, norm, sizes))
+    rms = [n / math.sqrt(g.numel() or 1) for n, g in zip(norm, present)]
     if len(where) == len(grads):
         return norm, rms, nan, inf
     columns: tuple[list, list, list[int], list[int]] = (
@@ -142,14 +140,14 @@ class GradientReport(Report):
         named, unregistered = model_tensors(model)
         registered = [True] * len(named) + [False] * len(unregistered)
         named += unregistered
-        names, params = [n for n, _ in named], [p for _, p in named]
-        norm, rms, nan, inf = _figures([p.grad for p in params])
+        names, params = (list(column) for column in zip(*named)) if named else ([], [])
+        norm, rms, nan, inf = _figures(list(map(attrgetter("grad"), params)))
         if optimizer is None:
             in_optimizer = [True] * len(params)
         else:
             opt_ids = optimizer_parameter_ids(optimizer)
             in_optimizer = [id(p) in opt_ids for p in params]
-        requires = [p.requires_grad for p in params]
+        requires = list(map(attrgetter("requires_grad"), params))
         status = _statuses(requires, norm, in_optimizer, registered)
         super().__init__(list(map(GradientRow._make, zip(names, status, norm, rms, nan, inf))))
 
