@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
 from helpers._stats import abs_max, count_nonfinite, host_floats, on_device
 from helpers._table import html_report_table, text_table
@@ -118,6 +120,17 @@ def _keeper(t: torch.Tensor) -> Callable[[], torch.Tensor | None]:
     return ref
 
 
+@contextlib.contextmanager
+def _wrapper_calls_ignored() -> Iterator[None]:
+    """Silence torch's warning that process-wide module hooks also fire for a torch.compile
+    wrapper: the watch's hooks pass on only the model's own modules, so that call is ignored."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message=r"Using `torch\.compile\(module\)` when there are global hooks"
+        )
+        yield
+
+
 def _count(n: int | None) -> int | str:
     return "?" if n is None else n
 
@@ -156,7 +169,7 @@ class NonFiniteWatch:
         self._outputs: dict[int, tuple[weakref.ref, int]] = {}  # this forward's checked tensors
         self._last_done = ""  # the module whose forward finished last
         self.compiled = False  # whether compiled code was found and runs eagerly under the watch
-        self._eager: contextlib.AbstractContextManager | None = None
+        self._eager: contextlib.ExitStack | None = None  # eager mode and warning filter, while active
         self._pending: list[_Pending] = []
         self._passes = {"forward": 0, "backward": 0}
         self._in_pass = {"forward": False, "backward": False}
@@ -226,6 +239,14 @@ class NonFiniteWatch:
             cell = [name, label]
             self._inputs[key] = (weakref.ref(t), cell)
             self._tensor_handles.append(t.register_hook(self._input_grad_hook(cell)))
+
+    def _any_forward_pre(self, module: nn.Module, args: tuple) -> None:
+        if id(module) in self._names:
+            self._forward_pre(module, args)
+
+    def _any_forward_post(self, module: nn.Module, args: tuple, output: Any) -> None:
+        if id(module) in self._names:
+            self._forward_post(module, args, output)
 
     def _input_grad_hook(self, cell: list[str]) -> Callable[[torch.Tensor], None]:
         def hook(grad: torch.Tensor) -> None:
@@ -309,18 +330,19 @@ class NonFiniteWatch:
     def __enter__(self) -> NonFiniteWatch:
         if self._handles:
             raise RuntimeError("this watch is already active; create a new one with watch_non_finite()")
-        compiled = False
-        for module in self.model.modules():
-            self._handles.append(module.register_forward_pre_hook(self._forward_pre))
-            self._handles.append(module.register_forward_hook(self._forward_post, always_call=True))
-            compiled = compiled or unwrap_compiled(module)[1]
+        # Two process-wide module hooks that pass on only this model's modules: installing and
+        # removing two hooks, not two per module, is most of what a watch around one step costs.
+        self._handles.append(register_module_forward_pre_hook(self._any_forward_pre))
+        self._handles.append(register_module_forward_hook(self._any_forward_post, always_call=True))
+        compiled = any(unwrap_compiled(module)[1] for module in self.model.modules())
         for qualified, p in self.model.named_parameters():  # a tied parameter once, as its first owner's
             if p.requires_grad:
                 module_name, _, pname = qualified.rpartition(".")
                 self._handles.append(p.register_hook(self._param_hook(module_name, f"grad {pname}", p)))
         self.compiled = self._given_compiled or compiled
-        self._eager = run_eagerly()
-        self._eager.__enter__()
+        self._eager = contextlib.ExitStack()
+        self._eager.enter_context(run_eagerly())
+        self._eager.enter_context(_wrapper_calls_ignored())
         return self
 
     def __exit__(
