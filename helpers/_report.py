@@ -50,10 +50,13 @@ class Report:
 
     def _shown(self) -> list[Any]:
         """Every row up to max_rows; past it, every notable row and as many quiet ones as fit."""
-        if self.max_rows is None or len(self.rows) <= self.max_rows:
+        limit = self.max_rows
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise ValueError(f"expected max_rows to be None or a whole number >= 0, got {limit!r}")
+        if limit is None or len(self.rows) <= limit:
             return self.rows
         notable = self._notable()
-        room = self.max_rows - sum(notable)
+        room = limit - sum(notable)
         shown = []
         for row, keep in zip(self.rows, notable):
             if keep or room > 0:

@@ -463,3 +463,9 @@ def test_a_long_report_shows_every_notable_row_and_counts_the_rest():
     report.max_rows = None
     assert len(repr(report).splitlines()) == 3 + 200 and report._repr_html_().count("<tr>") == 201
     assert len(report.rows) == 200
+    report.max_rows = 0  # the notable rows only: a NaN is never left out
+    assert [line.split()[0] for line in repr(report).splitlines()[3:-1]] == ["150", "170"]
+    for bad in (-1, 2.5, "10", True):
+        report.max_rows = bad
+        with pytest.raises(ValueError, match="expected max_rows to be None or a whole number >= 0"):
+            repr(report)
