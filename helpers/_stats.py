@@ -181,12 +181,13 @@ def norms(tensors: Sequence[torch.Tensor]) -> list[float]:
         if not dtype.is_floating_point or layout != torch.strided:
             others += idx  # complex, integer or sparse: rare, one tensor at a time
             continue
-        if use_foreach(device):
+        fused = use_foreach(device)
+        if fused:
             others += [i for i in idx if not tensors[i].numel()]  # empty: 0, without a kernel
             idx = [i for i in idx if tensors[i].numel()]
             if not idx:
                 continue
-        measure = _foreach_norms if use_foreach(device) else _looped_norms
+        measure = _foreach_norms if fused else _looped_norms
         positions, group = measure([tensors[i] for i in idx], _accumulation_dtype(dtype))
         order += [idx[j] for j in positions]
         parts.append(on_device(group.double(), first))
@@ -204,7 +205,7 @@ def _summed_in_float32(tensor: torch.Tensor) -> bool:
     """Whether norms() sums this tensor's squares in float32 (see _looped_norms, _foreach_norms)."""
     if tensor.dtype == torch.float64 or not tensor.is_floating_point() or tensor.layout != torch.strided:
         return False
-    return use_foreach(tensor.device) or tensor.numel() > _SMALL
+    return use_foreach(tensor.device) or tensor.numel() > _SMALL  # the tensors _looped_norms measures alone
 
 
 def to_look_at(tensors: Sequence[torch.Tensor], measured: Sequence[float]) -> list[int]:

@@ -93,18 +93,14 @@ def model_tensors(model: nn.Module) -> tuple[list[tuple[str, torch.Tensor]], lis
     return named, _unregistered(model, modules, seen)
 
 
-def unregistered_tensors(
-    model: nn.Module, registered: set[int] | None = None
-) -> list[tuple[str, torch.Tensor]]:
+def unregistered_tensors(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
     """(attribute path, tensor) for every leaf tensor that requires grad, reachable from the model's
     attributes (directly or in plain lists, tuples and dicts), that the model does not register.
 
     A layer kept in a Python list is never in model.parameters(): not in an optimizer built from
     it, not moved by .to(device), not saved by state_dict(). Paths read like code:
     "blocks[1].weight", "heads['a'].bias", "scale" (a tensor set as a plain attribute).
-    `registered`: the ids of model.parameters(), when the caller has them already.
     """
     modules = list(model.named_modules())
-    seen = {id(m) for _, m in modules}
-    seen |= registered if registered is not None else {id(p) for p in model.parameters()}
+    seen = {id(m) for _, m in modules} | {id(p) for p in model.parameters()}
     return _unregistered(model, modules, seen)
