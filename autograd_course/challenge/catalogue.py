@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
+from autograd_course.challenge import compiled
 from autograd_course.challenge.fixcheck import LR
 from autograd_course.challenge.variants import Shape, Variant
 from autograd_course.challenge.viewing import viewed
@@ -456,11 +457,22 @@ def fixed_code(variant: Variant) -> str:
     return unrecorded_fixed_code(variant)
 
 
-def build_broken(variant: Variant | str, overrides: dict[str, Callable] | None = None) -> dict:
-    """The namespace of one variant's compiled broken code; overrides replace its functions by name."""
+def build_broken(
+    variant: Variant | str, overrides: dict[str, Callable] | None = None, filename: str | None = None
+) -> dict:
+    """The namespace of one variant's compiled broken code; overrides replace its functions by name.
+
+    The code is compiled under `filename` (a hidden run's random name, the only one then accepted as
+    broken code) or the default name, which names no bug.
+    """
     if isinstance(variant, str):
         variant = Variant(variant)
+    if filename is None:
+        filename = compiled.DEFAULT
+        compiled.accept(filename)
+    else:
+        compiled.accept_only(filename)
     namespace: dict = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-    exec(compile(render(variant), f"<broken code {variant.bug}>", "exec"), namespace)
+    exec(compile(render(variant), filename, "exec"), namespace)
     namespace.update(overrides or {})
     return namespace

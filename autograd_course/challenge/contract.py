@@ -296,6 +296,16 @@ def _proves(stage: str, s: dict, trace: BrokenTrace) -> bool:
     return s["type"] == "list" and any(_proves(stage, i, trace) for i in s["items"] if i["type"] != "list")
 
 
+def _also_proves(stage: str, s: dict, trace: BrokenTrace) -> str | None:
+    """Another stage that an item of a list proves on its own (None for a focused proof)."""
+    if s["type"] != "list":
+        return None
+    items = [i for i in s["items"] if i["type"] not in ("list", "answer", "Diagnosis")]
+    return next(
+        (other for other in PROOFS if other != stage and any(_proves(other, i, trace) for i in items)), None
+    )
+
+
 def judge_evidence(variant: Variant, seed: int, stage: str | None, summary: dict) -> tuple[bool, str]:
     """(correct, message) for part 1: the named stage, proven by real evidence, is where the code fails."""
     try:
@@ -352,6 +362,11 @@ def _judge(variant: Variant, seed: int, stage: str | None, summary: dict) -> tup
         return (
             False,
             f"{described} does not prove Stage.{stage}; for that stage the contract accepts: {accepted}",
+        )
+    if pile := _also_proves(stage, summary, trace):
+        return False, (
+            f"{described} also proves Stage.{pile}: a proof shows the one failure you name, so keep only "
+            "the observations that prove yours (a pile of every report proves nothing)"
         )
     if stage != BUGS[variant.bug].stage:
         return (

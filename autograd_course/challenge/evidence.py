@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from autograd_course.challenge.compiled import is_broken_code
 from autograd_course.challenge.reference import BrokenTrace, StepRecord, close
 from helpers import (
     AutogradGraph,
@@ -53,7 +54,7 @@ def origin(exc: BaseException) -> str:
     found = "elsewhere"
     while tb is not None:
         frame = tb.tb_frame
-        if frame.f_code.co_filename.startswith("<broken code"):
+        if is_broken_code(frame.f_code.co_filename):
             return "broken code"
         if str(frame.f_globals.get("__name__", "")).split(".")[0] == "helpers":
             found = "helpers"

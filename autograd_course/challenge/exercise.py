@@ -25,15 +25,22 @@ from autograd_course.learner import read_learner
 __all__ = ["Challenge", "Part", "challenge", "fix_trace"]
 
 
-def fix_trace(variant: Variant, answers: dict[str, Any], seed: int, device: str) -> dict:
-    """Run the broken code with the learner's fixed functions in place; exceptions become an error."""
+def fix_trace(
+    variant: Variant, answers: dict[str, Any], seed: int, device: str, sources: dict[str, str] | None = None
+) -> dict:
+    """Run the broken code with the learner's fixed functions in place; exceptions become an error.
+
+    sources: each function's source when the caller has it (the grader's hidden runs read the answer
+    cell); otherwise it is read back from the function.
+    """
     if not answers:
         return {"not_attempted": True}
     wrong = [n for n, f in answers.items() if not callable(f)]
     if wrong:
         return {"error": f"{', '.join(wrong)} must be a function (def {wrong[0]}(...): ...)"}
     code = build_broken(variant, {FIXABLE[n]: f for n, f in answers.items()})
-    ran = {"ran": sorted(answers), "sources": {n: source_of(f) for n, f in answers.items()}}
+    sources = sources or {}
+    ran = {"ran": sorted(answers), "sources": {n: sources.get(n) or source_of(f) for n, f in answers.items()}}
     try:
         return collect_fix_trace(code["broken_setup"], code["broken_step"], seed, device) | ran
     except NotAttemptedError:

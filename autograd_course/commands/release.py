@@ -20,16 +20,53 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("out", help="the release folder (new, empty, or an earlier release)")
+    parser.add_argument(
+        "--graded",
+        action="store_true",
+        help="a graded release: no solution, no verdict and no answer where learners work; "
+        "verdicts come from `grade` (needs --roster); course/ is the learners' install",
+    )
+    parser.add_argument("--roster", type=Path, help="CSV with an `id` column: the class's learner ids")
+
+
+def roster_ids(path: Path) -> list[str]:
+    """The `id` column of a roster CSV; a clear error for anything else."""
+    import csv
+
+    with path.open(newline="", encoding="utf-8-sig") as f:
+        rows = list(csv.DictReader(f))
+    ids = [r["id"].strip() for r in rows if r.get("id") and r["id"].strip()]
+    if not ids:
+        raise ValueError(f"{path}: expected a CSV with an `id` column and at least one learner")
+    return ids
 
 
 def main(args: argparse.Namespace) -> int:
     """Write the release; exit 2 when OUT holds something that is not a release."""
     from autograd_course.classroom.release import ReleaseError, make_release
 
+    if args.graded and args.roster is None:
+        print(
+            "error: --graded draws a variant per learner: pass --roster roster.csv (an `id` column)",
+            file=sys.stderr,
+        )
+        return 2
     try:
+        ids = roster_ids(args.roster) if args.graded else []
         release = make_release(Path(args.out))
-    except ReleaseError as exc:
+    except (ReleaseError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.graded:
+        from autograd_course.classroom.graded_release import make_graded_release
+        from autograd_course.course import exercise_notebooks
+
+        release.files += make_graded_release(Path(args.out), exercise_notebooks(), ids)
+        print(
+            f"wrote {len(release.files)} files to {release.out}: a GRADED release for {len(ids)} learners "
+            "(notebooks/, exercises/ with graded-variants.json, course/: install it on the hub with "
+            "`pip install ./course`)"
+        )
+        return 0
     print(f"wrote {len(release.files)} files to {release.out} (notebooks/, exercises/, README.md)")
     return 0

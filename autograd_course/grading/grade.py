@@ -1,21 +1,22 @@
-"""Grading submitted notebooks: execute each in a fresh, sandboxed kernel, judge its exports outside it.
+"""Grading submitted notebooks: the learner's answers, read as source, run by the grader on hidden inputs.
 
-Threat model. A submission is untrusted code. It runs only in a Jupyter kernel started by the one
-executor (autograd_course.execution) inside the sandbox (autograd_course.execution.sandbox:
-bubblewrap, no network, read-only system, its own scratch folder, memory/CPU/process limits); the
-grader never imports or calls it. After the learner's cells, the grader runs one injected cell that
-writes the raw answers (stage name, a plain-data summary of the evidence, the fix's trace: weights
-before every step, returned losses, gradients captured by hooks) to the scratch folder. Verdicts
-are computed in the grader's own process from those files alone (JSON, and tensors loaded with
-`torch.load(weights_only=True)`, each file size-capped), with the grader's own TinyNet, against the
-student's own variant. So monkeypatching torch, the helpers or the checks in the notebook changes
-nothing the grader computes. What this does not defend against: a submission that forges an export
-consistent with real training (it has then done the exercise).
+Threat model. A submission is untrusted, and so is everything its own kernel computed: outputs,
+objects, traces, anything the notebook did to torch or to the course. The grader never runs the
+learner's notebook. It reads each part's answer cell (answer_source.py: pruned of code that never
+runs, screened for code that reaches into torch, the toolkit or Python itself), then runs that
+source in a fresh kernel of its own, inside the sandbox (autograd_course.execution.sandbox:
+bubblewrap, no network, read-only system, its own scratch folder, memory/CPU/process limits), on
+hidden runs the learner never saw (challenge/hidden.py: their bug in another code shape, unseen
+seeds; no doctor). That kernel writes what it saw to the scratch folder; verdicts are computed in the
+grader's own process from those files alone (JSON, and tensors loaded with
+`torch.load(weights_only=True)`, each file size-capped), against the learner's own variant
+(judging.py). What this does not defend against: an answer that computes a real proof or a real
+repair on inputs it has never seen (it has then done the exercise), or one copied from a learner
+with the same bug (the draw makes neighbours' bugs differ in the mystery rounds).
 """
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import os
@@ -28,18 +29,17 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-import torch
 from IPython.core.inputtransformer2 import TransformerManager
 from tqdm import tqdm
 
+from autograd_course.challenge.answer_source import AnswerSource, answer_source
 from autograd_course.challenge.catalogue import EXERCISES
-from autograd_course.challenge.export import export_path
+from autograd_course.challenge.modes import PRACTICE, mode_of
 from autograd_course.challenge.notebooks import challenge_cells
-from autograd_course.challenge.parts import part1_verdict, part2_verdict
-from autograd_course.challenge.verdict import Outcome, Verdict
 from autograd_course.checks.usage import attempts_per_part, usage_records
 from autograd_course.execution.kernel import KernelSpec, execute_cells
 from autograd_course.execution.sandbox import Sandbox, course_import_path
+from autograd_course.grading.judging import judge_part
 from autograd_course.learner import learner_for
 from autograd_course.protocol import LEARNER_ENV
 
@@ -47,17 +47,18 @@ __all__ = [
     "STATUSES",
     "Record",
     "Submission",
+    "answer_sources",
     "grade_folder",
     "grade_notebook",
     "inspect_submission",
-    "judge_export",
+    "judge_hidden",
+    "judge_notebook",
     "parts_of",
 ]
 
 log = logging.getLogger("autograd_course.grading")
 STATUSES = ("passed", "failed", "not_attempted", "error", "timeout", "missing")
 _JUDGE_LOCK = threading.Lock()
-EXPORT_LIMIT = 64 << 20  # bytes an exported answer may have; a bigger one is refused unread
 # Errors in a learner's cell that mean the sandbox refused something (or a limit was hit):
 # the submission is graded `error` with that reason.
 REFUSED = {
@@ -93,6 +94,8 @@ class Record:
     points: float = 0.0
     max_points: float = 0.0
     note: str = ""  # for the instructor: e.g. the notebook's stamped learner differs from its folder
+    flags: list[str] = field(default_factory=list)  # for the instructor: what the answer tried, dropped code
+    mode: str = PRACTICE  # the mode the notebook was made in (challenge/modes.py)
 
     def __repr__(self) -> str:
         return f"Record({self.submission}, {self.exercise} part {self.part}: {self.status})"
@@ -170,13 +173,26 @@ def parts_of(nb) -> list[tuple[str, int]]:
     return sorted(found)
 
 
-def _inject(nb, exercises: dict[str, list[int]], export_dir: Path):
-    lines = ["from autograd_course.challenge.export import export_answers as _ac_export_answers"]
-    for ex_id, parts in exercises.items():
-        lines.append(f"_ac_export_answers(globals(), {str(export_dir)!r}, {ex_id!r}, {parts!r})")
-    cell = nbformat.v4.new_code_cell("\n".join(lines))
-    cell.metadata["autograd_course_grader"] = True
-    nb.cells.append(cell)
+def answer_sources(nb) -> dict[tuple[str, int], AnswerSource]:
+    """{(exercise, part): the answer cell's source, pruned and screened} of every answer cell."""
+    found: dict[tuple[str, int], AnswerSource] = {}
+    for i, m in challenge_cells(nb):
+        key = (m["exercise"], m.get("part"))
+        if m.get("role") == "answer" and key[1] in (1, 2) and key not in found:
+            found[key] = answer_source(nb.cells[i].source, key[1])
+    return found
+
+
+def judge_notebook(sources: dict[tuple[str, int], AnswerSource], learner: str | None, export_dir: Path):
+    """The notebook the grader runs: one cell per answered part, running its source on hidden runs."""
+    cells = [nbformat.v4.new_code_cell("from autograd_course.challenge.hidden import run_hidden")]
+    for (ex_id, part), answer in sorted(sources.items()):
+        if answer.source and not answer.flags:
+            call = f"run_hidden({ex_id!r}, {learner!r}, {part}, {answer.source!r}, {str(export_dir)!r})"
+            cells.append(nbformat.v4.new_code_cell(call))
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nb
 
 
 def kernel_env(learner: str | None, scratch: Path, confined: bool) -> dict[str, str]:
@@ -231,23 +247,13 @@ def _prepare(sub: Submission) -> tuple[Any, list[tuple[str, int]], str]:
     return nb, pairs, ""
 
 
-def _run(nb, pairs, sub: Submission, scratch: Path, budget: float, sandbox: Sandbox | None):
-    """Run the learner's cells and the export cell (check cells blanked) in a fresh kernel."""
-    exercises: dict[str, list[int]] = {}
-    for ex_id, part in pairs:
-        exercises.setdefault(ex_id, []).append(part)
+def _run(sources, sub: Submission, scratch: Path, budget: float, sandbox: Sandbox | None):
+    """Run the answers' sources on hidden runs in a fresh kernel of the grader's; the learner's never runs."""
     export_dir, run_dir = scratch / "export", scratch / "cwd"
     for folder in (export_dir, run_dir, scratch / "home"):
         folder.mkdir(parents=True, exist_ok=True)
-    _inject(nb, exercises, export_dir)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb = judge_notebook(sources, sub.learner, export_dir)
     confined = sandbox is not None and sandbox.confined
-    # The in-kernel check cells are not run: the grader judges the exports itself, and each check
-    # would train and judge again in the kernel (about a fifth of a solution's grading time).
-    checks = _check_cells(nb)
-    for i in checks:
-        checks[i], nb.cells[i].source = nb.cells[i].source, ""
-        nb.cells[i].outputs, nb.cells[i].execution_count = [], None  # stale outputs of another run
     spec = KernelSpec(
         cwd=run_dir,
         env=kernel_env(sub.learner, scratch, confined),
@@ -257,25 +263,19 @@ def _run(nb, pairs, sub: Submission, scratch: Path, budget: float, sandbox: Sand
     execution = execute_cells(
         nb, spec, budget, stop_on_error=lambda ename, evalue: bool(_refused(ename, evalue))
     )
-    for i, source in checks.items():
-        nb.cells[i].source = source
-    return execution, export_dir
+    return execution, nb, export_dir
 
 
-def _judge(execution, nb, pairs, sub: Submission, export_dir: Path) -> list[Record]:
-    """The records of one executed submission: the run's failure, or each part judged from its export."""
+def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> list[Record]:
+    """The records of one submission: the run's failure, or each part judged from its hidden runs."""
     name = sub.name
     if execution.status in ("timeout", "error"):
         return [Record(name, ex, part, execution.status, execution.message) for ex, part in pairs]
     if refused := _refusal(execution, nb):
         return [Record(name, ex, part, "error", refused) for ex, part in pairs]
-    raised = _raised_in_answers(execution, nb, name)
-    answered = _answered(nb)
     with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
         return [
-            raised[(ex, part)]
-            if (ex, part) in raised
-            else judge_export(name, export_dir, ex, part, (ex, part) in answered, learner=sub.learner)
+            judge_hidden(name, export_dir, ex, part, sources.get((ex, part)), sub.learner)
             for ex, part in pairs
         ]
 
@@ -289,20 +289,22 @@ def grade_notebook(
         return [Record(sub.name, "-", None, "error", why, sub.student)]
     learner, note = learner_for(nb, sub.learner)
     sub = replace(sub, learner=learner)
-    stored_usage = usage_of(nb)
-    attempts = attempts_per_part(nb)  # before execution: the grader's run makes no check() call
-    execution, export_dir = _run(nb, pairs, sub, scratch, budget, sandbox)
+    usage = usage_of(nb)
+    attempts = attempts_per_part(nb)
+    sources = answer_sources(nb)
+    execution, judged, export_dir = _run(sources, sub, scratch, budget, sandbox)
     if executed is not None:
         executed.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, executed)
-    records = _judge(execution, nb, pairs, sub, export_dir)
-    usage = stored_usage | usage_of(nb)
+        nbformat.write(judged, executed)
+    records = _judge(execution, judged, pairs, sources, sub, export_dir)
+    mode = mode_of(nb)
     for r in records:
         r.student, r.note = sub.student, note
         used = [u for u in usage if u[0] == r.exercise and u[1] == r.part]
         r.hints = max((u[3] for u in used if u[2] == "hint"), default=0)
         r.solution_viewed = any(u[2] == "solution" for u in used)
         r.attempts = attempts.get((r.exercise, r.part), 0) if r.part else 0
+        r.mode = mode
     return records
 
 
@@ -317,73 +319,24 @@ def usage_of(nb) -> set[tuple[str, int, str, int]]:
     return found
 
 
-def _check_cells(nb) -> dict[int, str]:
-    """{index: ""} of the challenge's check cells (role "check")."""
-    return {i: "" for i, m in challenge_cells(nb) if m.get("role") == "check"}
-
-
-def _raised_in_answers(execution, nb, name: str) -> dict[tuple[str, int], Record]:
-    """{(exercise, part): an `error` record} for each part whose answer cell raised when it ran."""
-    errors = {err.cell: err for err in execution.errors}
-    found: dict[tuple[str, int], Record] = {}
-    for i, m in challenge_cells(nb):
-        key = (m["exercise"], m.get("part"))
-        if m.get("role") == "answer" and i in errors and key not in found:
-            err = errors[i]
-            why = f"{err.where()}: your answer raised {err.name}: {err.message[:200]}"
-            found[key] = Record(name, key[0], key[1], "error", why)
-    return found
-
-
-def _answered(nb) -> set[tuple[str, int]]:
-    return {(m["exercise"], m.get("part")) for _, m in challenge_cells(nb) if m.get("role") == "answer"}
-
-
 def part2_checks(verdict) -> list[list[Any]]:
     """[(check, passed)] of a part-2 verdict, as its `checks` say."""
     return [[str(n), bool(ok)] for n, ok in verdict.checks]
 
 
-def _read_capped(path: Path) -> bytes:
-    if path.stat().st_size > EXPORT_LIMIT:
-        raise ValueError(f"the exported answer is larger than {EXPORT_LIMIT >> 20} MiB")
-    return path.read_bytes()
-
-
-def judge_export(
-    name: str, export_dir: Path, ex_id: str, part: int, has_answer_cell: bool, learner: str | None = None
+def judge_hidden(
+    name: str, export_dir: Path, ex_id: str, part: int, answer: AnswerSource | None, learner: str | None
 ) -> Record:
-    """Judge one exported part with trusted code, against the learner's own variant."""
-    if not has_answer_cell:
-        return Record(name, ex_id, part, "not_attempted", "the answer cell of this part is missing")
-    path = export_path(export_dir, ex_id, part)
-    if not path.exists():
-        return Record(name, ex_id, part, "error", "the notebook exported no answers (did it stop early?)")
-    checks: list[list[Any]] = []
-    try:
-        if part == 1:
-            data = json.loads(_read_capped(path))
-            seed = data["seed"] if isinstance(data.get("seed"), int) else 0
-            if data.get("not_attempted"):
-                verdict = Verdict(
-                    ex_id, 1, Outcome.NOT_ATTEMPTED, "stage and evidence are still placeholders"
-                )
-            else:
-                verdict = part1_verdict(
-                    ex_id, learner or None, data.get("stage"), data.get("summary") or {}, seed
-                )
-        else:
-            trace = torch.load(io.BytesIO(_read_capped(path)), weights_only=True)
-            seed = trace.get("seed", 0) if isinstance(trace, dict) else 0
-            seed = seed if isinstance(seed, int) else 0
-            verdict = part2_verdict(ex_id, learner or None, trace if isinstance(trace, dict) else {}, seed)
-            if verdict.status != "not_attempted":
-                checks = part2_checks(verdict)
-    except Exception as exc:
-        return Record(
-            name, ex_id, part, "failed", f"the exported answer could not be read: {type(exc).__name__}"
-        )
-    return Record(name, ex_id, part, verdict.status, verdict.message, checks=checks)
+    """One part's record, judged with trusted code from what its hidden runs wrote."""
+    verdict, flags, problem = judge_part(export_dir, ex_id, part, answer, learner)
+    if problem:
+        return Record(name, ex_id, part, "error", problem)
+    checks = part2_checks(verdict) if part == 2 and verdict.status != "not_attempted" else []
+    record = Record(name, ex_id, part, verdict.status, verdict.message, checks=checks)
+    record.flags += flags
+    if answer is not None and answer.dropped:
+        record.flags.append("code that never runs was left out: " + "; ".join(answer.dropped[:3]))
+    return record
 
 
 def grade_folder(

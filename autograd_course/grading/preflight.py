@@ -25,8 +25,8 @@ INSTALL_HINT = (
     "pip install -c constraints.txt 'autograd-debugging-course[grade]' (torch's CPU build: add "
     "--extra-index-url https://download.pytorch.org/whl/cpu)"
 )
-# What the injected export cell imports, plus the kernel's own torch.
-PROBE = "import torch\nfrom autograd_course.challenge.export import export_answers\nprint('ready')"
+# What the grader's hidden-run cell imports, plus the kernel's own torch.
+PROBE = "import torch\nfrom autograd_course.challenge.hidden import run_hidden\nprint('ready')"
 
 
 class GraderUnusable(RuntimeError):

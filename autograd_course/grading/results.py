@@ -36,6 +36,8 @@ FIELDS = (
     "attempts",
     "message",
     "note",
+    "flags",
+    "mode",
 )
 # A part checked this many times or more is listed in the summary: a learner may be trying answers
 # until the check says correct (the check names a wrong stage, so stepping through them all works).
@@ -82,6 +84,18 @@ def summary_markdown(records: list[Record], warning: str = "") -> str:
     missing = sorted({r.student for r in records if r.status == "missing"})
     if missing:
         lines += ["", f"## Missing ({len(missing)})", "", ", ".join(f"`{m}`" for m in missing)]
+    practice = sorted({r.submission for r in records if r.part and getattr(r, "mode", "") == "practice"})
+    if practice:
+        lines += [
+            "",
+            f"{len(practice)} submission(s) are practice notebooks: their checks and solutions were open to "
+            "the learner (`autograd-course release --graded` makes graded ones).",
+        ]
+    flagged = sorted(
+        {f"`{r.submission}` ({r.exercise} part {r.part}): {f}" for r in records for f in r.flags}
+    )
+    if flagged:
+        lines += ["", "## Flagged for the instructor", "", *(f"- {f}" for f in flagged)]
     notes = sorted({f"`{r.submission}`: {r.note}" for r in records if r.note})
     if notes:
         lines += ["", "## Learner ids to check", "", *(f"- {n}" for n in notes)]
@@ -133,7 +147,10 @@ def write_results(
         writer = csv.DictWriter(f, fieldnames=FIELDS)
         writer.writeheader()
         for r in records:
-            row = asdict(r) | {"checks": ";".join(f"{n}={'pass' if ok else 'fail'}" for n, ok in r.checks)}
+            row = asdict(r) | {
+                "checks": ";".join(f"{n}={'pass' if ok else 'fail'}" for n, ok in r.checks),
+                "flags": "; ".join(r.flags),
+            }
             writer.writerow(row)
     (out / "summary.md").write_text(summary_markdown(records, warning))
     grades = student_grades(records, names, set(roster_ids or []))

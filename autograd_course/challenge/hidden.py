@@ -1,0 +1,167 @@
+"""The grader's hidden runs: a learner's answer source, run on broken code and seeds they never saw.
+
+This module runs in a fresh kernel the grader starts (sandboxed), never in the learner's own. For
+each part it takes the pruned answer source (answer_source.py), runs it on several hidden runs and
+writes what it saw to files; the grader judges those files in its own process (grading/grade.py).
+
+- Part 1: the answer cell is a proof script. It runs with the toolkit's names, the broken code of a
+  hidden run (the learner's bug, in their own code shape and in another one) and a hidden seed; the
+  `stage` and `evidence` it sets are summarized. The doctor is not there: `diagnose` refuses.
+- Part 2: the fixed functions (definitions only) replace the broken ones in the learner's own code,
+  trained on hidden seeds.
+
+Errors from the broken code count as evidence only when raised by code compiled for this run, under
+a file name with a fresh random token (`evidence.origin`), so an answer cannot forge one. Before and
+after each run the harness compares torch, the toolkit and the course with a snapshot: an answer that
+changed them is flagged and not judged.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import secrets
+import traceback
+import types
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+import helpers
+from autograd_course.challenge.answer_source import FIXED_NAMES
+from autograd_course.challenge.catalogue import FIXABLE, build_broken, exercise
+from autograd_course.challenge.draw import variant_for
+from autograd_course.challenge.evidence import stage_name, summarize
+from autograd_course.challenge.exercise import fix_trace
+from autograd_course.challenge.variants import Variant, digest, shape_number
+from autograd_course.challenge.verdict import NotAttempted
+
+__all__ = ["HIDDEN_RUNS", "hidden_path", "hidden_runs", "run_hidden"]
+
+HIDDEN_RUNS = 2  # hidden runs per part: each must pass
+_WATCHED = (torch, torch.Tensor, torch.nn.Module, F, torch.autograd, torch.optim.Optimizer, helpers)
+
+
+def hidden_runs(learner: str | None, exercise_id: str, part: int) -> list[tuple[Variant, int]]:
+    """(variant, seed) of each hidden run: the learner's bug in their shape, then in another shape."""
+    own = variant_for(learner, exercise_id)
+    runs = []
+    for k in range(HIDDEN_RUNS):
+        seed = 1 + digest(str(learner), exercise_id, str(part), "hidden seed", str(k)) % 9_999
+        shape = (
+            own.shape if (k == 0 or part == 2) else shape_number(digest(str(learner), exercise_id, str(k)))
+        )
+        runs.append((Variant(own.bug, shape), seed))
+    return runs
+
+
+def hidden_path(out_dir: str | Path, exercise_id: str, part: int, k: int) -> Path:
+    """Where hidden run k of one part writes what it saw."""
+    return Path(out_dir) / f"{exercise_id}-part{part}-hidden{k}.{'json' if part == 1 else 'pt'}"
+
+
+def _snapshot() -> dict[str, int]:
+    """id of every attribute of the watched modules and classes (submodules imported lazily left out)."""
+    return {
+        f"{getattr(o, '__name__', o)}.{k}": id(v)
+        for o in _WATCHED
+        for k, v in list(vars(o).items())
+        if not isinstance(v, types.ModuleType)
+    }
+
+
+def _changed(before: dict[str, int]) -> list[str]:
+    """The watched attributes an answer replaced, added or deleted (at most five named)."""
+    after = _snapshot()
+    return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))[:5]
+
+
+def _warm_up() -> None:
+    """Run the broken code and a fix once, so torch's lazy set-up is not taken for an answer's change."""
+    import torch._dynamo
+
+    with torch.random.fork_rng(devices=[]):
+        code = build_broken(variant_for(None, "D"))
+        model, optimizer = code["broken_setup"](0, "cpu")
+        code["broken_step"](model, optimizer, *helpers.make_tiny_problem(0, device="cpu"))
+        summarize(helpers.gradient_report(model))
+
+
+def _no_doctor(*_args: Any, **_kwargs: Any) -> None:
+    raise RuntimeError("the grader's run has no doctor: prove the stage with the plain tools")
+
+
+def _namespace(variant: Variant, seed: int) -> dict[str, Any]:
+    """The names an answer cell may use: the toolkit (no doctor), torch, the broken code, the problem."""
+    ns: dict[str, Any] = {name: getattr(helpers, name) for name in helpers.__all__}
+    ns |= {"torch": torch, "F": F, "NotAttempted": NotAttempted, "diagnose": _no_doctor}
+    code = build_broken(variant, filename=f"<broken code {secrets.token_hex(8)}>")
+    ns |= {n: code[n] for n in ("broken_setup", "compute_loss", "broken_step")}
+    inputs, targets = helpers.make_tiny_problem(seed, device="cpu")
+    ns |= {"inputs": inputs, "targets": targets, "seed": seed, "device": "cpu", "__name__": "__answer__"}
+    return ns
+
+
+def _error_of(exc: BaseException) -> dict:
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<answer>"]
+    first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+    return {"name": type(exc).__name__, "message": first, "line": lines[-1] if lines else None}
+
+
+def _run_source(source: str, ns: dict[str, Any]) -> tuple[dict | None, list[str]]:
+    """Run the answer in ns: (the error it raised or None, what it changed in torch or the toolkit)."""
+    before = _snapshot()
+    error = None
+    try:
+        exec(compile(source, "<answer>", "exec"), ns)
+    except Exception as exc:  # the raising-cell rule: judge the names set before the error
+        error = _error_of(exc)
+    return error, _changed(before)
+
+
+def _part1(source: str, variant: Variant, seed: int) -> dict:
+    ns = _namespace(variant, seed)
+    error, changed = _run_source(source, ns)
+    stage, evidence = ns.get("stage", NotAttempted), ns.get("evidence", NotAttempted)
+    attempted = stage is not NotAttempted and evidence is not NotAttempted
+    return {
+        "seed": seed,
+        "variant": variant.to_json(),
+        "error": error,
+        "changed": changed,
+        "not_attempted": not attempted,
+        "stage": stage_name(stage) if attempted else None,
+        "summary": summarize(evidence) if attempted and not changed else None,
+    }
+
+
+def _function_sources(source: str) -> dict[str, str]:
+    tree = ast.parse(source)
+    return {n.name: ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in FIXABLE}
+
+
+def _part2(source: str, variant: Variant, seed: int) -> dict:
+    ns = _namespace(variant, seed)
+    error, changed = _run_source(source, ns)
+    answers = {n: ns[n] for n in FIXED_NAMES if n in ns}
+    if error is not None or changed:
+        return {"error": "your fix could not be defined", "raised": error, "changed": changed, "seed": seed}
+    before = _snapshot()
+    trace = fix_trace(variant, answers, seed, "cpu", sources=_function_sources(source))
+    trace |= {"seed": seed, "changed": _changed(before)}
+    return trace
+
+
+def run_hidden(exercise_id: str, learner: str | None, part: int, source: str, out_dir: str) -> None:
+    """Run one part's pruned answer source on every hidden run; write what each saw."""
+    exercise(exercise_id)
+    _warm_up()
+    for k, (variant, seed) in enumerate(hidden_runs(learner, exercise_id, part)):
+        path = hidden_path(out_dir, exercise_id, part, k)
+        with torch.random.fork_rng(devices=[]):
+            if part == 1:
+                path.write_text(json.dumps(_part1(source, variant, seed)))
+            else:
+                torch.save(_part2(source, variant, seed), path)

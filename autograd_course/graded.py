@@ -1,0 +1,160 @@
+"""The challenge in graded mode, inside the learner's notebook: the broken code, hints, format checks.
+
+A graded release (`autograd-course release --graded`) ships no catalogue, no reference proof or
+repair and no draw: each learner's broken code and hints are rendered by the instructor's install into
+`graded-variants.json` beside the notebooks, keyed by a salted hash of the learner id. This module
+reads that file and nothing of the challenge package, so it works in a learner install that has no
+answers. Its checks look at the form of an answer only (a Stage, evidence set, fixed functions
+defined with the right arguments) and never say whether it is right: `autograd-course grade` runs the
+answer cells on inputs the learner never saw and gives the verdict.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from autograd_course.checks import Note, ProblemView, recorded
+from autograd_course.checks.verdict import Outcome, Verdict
+from autograd_course.learner import read_learner
+from helpers import Diagnosis, Stage, TinyNet
+
+__all__ = ["VARIANTS_FILE", "GradedChallenge", "GradedPart", "NotAttempted", "challenge", "learner_key"]
+
+VARIANTS_FILE = "graded-variants.json"
+_SIGNATURES = {
+    "fixed_setup": ("seed", "device"),
+    "fixed_compute_loss": ("model", "inputs", "targets"),
+    "fixed_step": ("model", "optimizer", "inputs", "targets"),
+}
+_GRADED = (
+    "the form is right. This is a graded notebook: `autograd-course grade` runs this answer cell on its "
+    "own, on broken code and seeds you have not seen, and gives the verdict. Make sure the cell runs by "
+    "itself after the imports cell."
+)
+
+
+class _NotAttempted:
+    """The placeholder an answer starts as."""
+
+    def __repr__(self) -> str:
+        return "NotAttempted"
+
+
+NotAttempted = _NotAttempted()
+
+
+def learner_key(salt: str, learner: str) -> str:
+    """The key of one learner's entry in graded-variants.json (the ids themselves are not stored)."""
+    return hashlib.sha256(f"{salt}\x1f{learner.strip()}".encode()).hexdigest()
+
+
+def _entry(exercise_id: str, learner: str | None, folder: Path) -> dict:
+    path = folder / VARIANTS_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: a graded notebook needs its release's {VARIANTS_FILE}")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not learner:
+        raise LookupError("no learner id: set AUTOGRAD_COURSE_LEARNER (your instructor says how)")
+    entry = data["learners"].get(learner_key(data["salt"], learner), {}).get(exercise_id)
+    if entry is None:
+        raise LookupError(f"learner {learner!r} has no {exercise_id} in this release: ask your instructor")
+    return entry
+
+
+class GradedPart(ProblemView):
+    """One part in graded mode: a format check, hints, and no solution."""
+
+    def __init__(self, owner: GradedChallenge, number: int) -> None:
+        super().__init__()
+        self.owner, self.number = owner, number
+        self.exercise_id, self.part_number = owner.exercise_id, number
+        self.usage = owner.usage
+
+    def verdict(self) -> Verdict:
+        """The form of the answer: not attempted, incorrect form, or 'graded by grade' (never right/wrong)."""
+        problem = _part1_form if self.number == 1 else _part2_form
+        outcome, message = problem(self.owner.namespace)
+        return Verdict(self.exercise_id, self.number, outcome, message)
+
+    def hints(self) -> tuple[str, ...]:
+        return tuple(self.owner.entry[f"hints{self.number}"])
+
+    def solution_text(self) -> str:
+        return "There is no solution in a graded notebook: your instructor's grader gives the verdict."
+
+    @recorded("check")
+    def check(self) -> tuple[int, Verdict | Note]:
+        """Show the form of the answer; a well-formed one is 'graded by your instructor', never 'correct'."""
+        self.last = self.verdict()
+        if self.last.outcome is Outcome.CORRECT:
+            return 1, Note(f"{self.label} · graded:", self.last.message)
+        return 1, self.last
+
+    def __repr__(self) -> str:
+        return f"GradedPart({self.exercise_id} part {self.number})"
+
+
+def _part1_form(ns: dict[str, Any]) -> tuple[Outcome, str]:
+    stage, evidence = ns.get("stage", NotAttempted), ns.get("evidence", NotAttempted)
+    if stage is NotAttempted or evidence is NotAttempted:
+        return Outcome.NOT_ATTEMPTED, "set `stage` and `evidence`, then run this cell again"
+    if not isinstance(stage, Stage):
+        return Outcome.INCORRECT, f"`stage` must be a helpers.Stage member, got {stage!r}"
+    items = evidence if isinstance(evidence, list | tuple) else [evidence]
+    if items and all(isinstance(i, Diagnosis) for i in items):
+        return Outcome.INCORRECT, "a Diagnosis is the doctor's verdict, not your proof"
+    return Outcome.CORRECT, _GRADED
+
+
+def _part2_form(ns: dict[str, Any]) -> tuple[Outcome, str]:
+    defined = {n: ns[n] for n in _SIGNATURES if n in ns}
+    if not defined:
+        return Outcome.NOT_ATTEMPTED, "define fixed_setup, fixed_compute_loss or fixed_step"
+    for name, function in defined.items():
+        if not callable(function):
+            return Outcome.INCORRECT, f"`{name}` must be a function (def {name}(...): ...)"
+        params = tuple(inspect.signature(function).parameters)
+        if params != _SIGNATURES[name]:
+            return (
+                Outcome.INCORRECT,
+                f"`{name}` takes ({', '.join(_SIGNATURES[name])}), got ({', '.join(params)})",
+            )
+    return Outcome.CORRECT, _GRADED
+
+
+class GradedChallenge:
+    """One exercise of a graded release bound to a notebook's namespace."""
+
+    def __init__(
+        self, exercise_id: str, namespace: dict[str, Any], learner: str | None, folder: Path
+    ) -> None:
+        self.exercise_id, self.namespace, self.learner = exercise_id, namespace, learner
+        self.entry = _entry(exercise_id, learner, folder)
+        self.usage: list[dict] = []
+        self.mode = "graded"
+        self.part1, self.part2 = GradedPart(self, 1), GradedPart(self, 2)
+
+    def broken(self) -> tuple[Callable, Callable, Callable]:
+        """(broken_setup, compute_loss, broken_step) compiled from this learner's code."""
+        ns: dict[str, Any] = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
+        exec(compile(self.entry["code"], "<broken code>", "exec"), ns)  # the release's own code
+        return ns["broken_setup"], ns["compute_loss"], ns["broken_step"]
+
+    def code(self) -> str:
+        """The source of the broken code."""
+        return self.entry["code"]
+
+    def __repr__(self) -> str:
+        return f"GradedChallenge({self.exercise_id}, learner {self.learner!r}, graded)"
+
+
+def challenge(exercise_id: str, namespace: dict[str, Any], folder: str | Path = ".") -> GradedChallenge:
+    """The graded exercise bound to a notebook's globals(); its code comes from the release's file."""
+    return GradedChallenge(exercise_id, namespace, read_learner(), Path(folder))

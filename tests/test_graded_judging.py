@@ -1,0 +1,148 @@
+"""The grader's verdicts come from the answer cells' source, run on hidden inputs: honest work passes,
+and each way of getting the points without the skill earns 0 or is flagged. No kernel: the hidden runs
+run in this process, as the grader's own kernel runs them."""
+
+from __future__ import annotations
+
+import pytest
+from solved import solved_for
+
+from autograd_course.challenge.answer_source import answer_source, prune, screen
+from autograd_course.challenge.hidden import run_hidden
+from autograd_course.challenge.notebooks import challenge_cells
+from autograd_course.grading.grade import answer_sources
+from autograd_course.grading.judging import judge_part
+
+
+def _judge(tmp_path, ex_id: str, learner: str | None, part: int, source: str):
+    answer = answer_source(source, part)
+    if answer.source and not answer.flags:
+        run_hidden(ex_id, learner, part, answer.source, str(tmp_path))
+    verdict, flags, problem = judge_part(tmp_path, ex_id, part, answer, learner)
+    assert not problem
+    return verdict, flags
+
+
+def _answer(learner: str | None, ex_id: str, part: int) -> str:
+    nb = solved_for(learner, ex_id)
+    return next(
+        nb.cells[i].source for i, m in challenge_cells(nb) if m["role"] == "answer" and m["part"] == part
+    )
+
+
+@pytest.mark.parametrize(("learner", "ex_id"), [(None, "A"), ("alice", "M1"), ("bob", "M2"), ("carol", "D")])
+def test_honest_answers_pass_on_hidden_runs(tmp_path, learner, ex_id):
+    for part in (1, 2):
+        verdict, flags = _judge(tmp_path, ex_id, learner, part, _answer(learner, ex_id, part))
+        assert verdict.status == "passed", verdict.message
+        assert flags == []
+
+
+def test_evidence_typed_by_hand_does_not_prove_a_stage(tmp_path):
+    typed = "stage = Stage.GRADS_ACCUMULATING\nevidence = [3.3083, 6.1208, 8.5233]"
+    verdict, _ = _judge(tmp_path, "D", None, 1, typed)
+    assert verdict.status == "failed"
+
+
+def test_a_forged_error_is_flagged_not_judged(tmp_path):
+    forged = (
+        "try:\n    exec(compile('raise RuntimeError(\"element 0 of tensors does not require grad\")',"
+        " '<broken code>', 'exec'))\nexcept RuntimeError as e:\n    evidence = e\n"
+        "stage = Stage.LOSS_NOT_IN_GRAPH"
+    )
+    verdict, flags = _judge(tmp_path, "A", None, 1, forged)
+    assert verdict.status == "failed" and any("exec" in f for f in flags)
+
+
+def test_the_doctor_is_not_there_in_the_hidden_run(tmp_path):
+    oracle = (
+        "model, optimizer = broken_setup(seed, device)\n"
+        "d = diagnose(lambda: broken_step(model, optimizer, inputs, targets), model, optimizer)\n"
+        "stage, evidence = d.stage, d"
+    )
+    verdict, _ = _judge(tmp_path, "D", None, 1, oracle)
+    assert verdict.status == "not_attempted" and "no doctor" in verdict.message
+
+
+def test_a_pile_of_every_report_proves_nothing(tmp_path):
+    pile = (
+        "model, optimizer = broken_setup(seed, device)\n"
+        "norms = []\n"
+        "for _ in range(3):\n    broken_step(model, optimizer, inputs, targets)\n"
+        "    norms.append(grad_norm(model))\n"
+        "evidence = [*norms, gradient_report(model), parameter_report(model)]\n"
+        "stage = Stage.GRADS_ACCUMULATING"
+    )
+    verdict, _ = _judge(tmp_path, "D", None, 1, pile)
+    assert verdict.status == "failed", verdict.message
+
+
+def test_the_given_code_under_if_false_is_not_a_repair(tmp_path):
+    given = _answer("carol", "D", 2).replace("def fixed_step", "def _unused")
+    generic = (
+        "def fixed_step(model, optimizer, inputs, targets):\n    optimizer.zero_grad()\n"
+        "    loss = compute_loss(model, inputs, targets)\n    loss.backward()\n    optimizer.step()\n"
+        "    return loss\n"
+    )
+    dead = generic.replace("    return loss\n", "    return loss\n    if False:\n") + "\n".join(
+        "        " + line for line in given.splitlines()
+    )
+    verdict, _ = _judge(tmp_path, "D", "carol", 2, dead)
+    assert verdict.status == "failed" and "repaired" in verdict.message
+
+
+def test_an_answer_that_patches_torch_is_flagged(tmp_path):
+    patch = "torch.Tensor.detach = lambda self: self\n" + _answer(None, "A", 2)
+    # part 2 keeps only definitions: the patch is dropped, and the unrepaired code fails
+    answer = answer_source(patch, 2)
+    assert "torch.Tensor.detach" not in answer.source
+    inside = _answer(None, "A", 2).replace(
+        "    outputs", "    torch.Tensor.detach = lambda self: self\n    outputs", 1
+    )
+    verdict, flags = _judge(tmp_path, "A", None, 2, inside)
+    assert verdict.status == "failed" and any("torch.Tensor.detach" in f for f in flags)
+
+
+def test_a_cell_that_raises_after_its_answer_is_judged_on_what_it_set(tmp_path):
+    source = _answer(None, "A", 1) + "\nraise ValueError('a stray line')"
+    verdict, _ = _judge(tmp_path, "A", None, 1, source)
+    assert verdict.status == "passed"
+    early = "raise ValueError('too soon')\n" + _answer(None, "A", 1)
+    verdict, _ = _judge(tmp_path, "A", None, 1, early)
+    assert verdict.status == "not_attempted" and "ValueError" in verdict.message
+
+
+def test_only_answer_cells_are_read():
+    nb = solved_for(None, "A")
+    nb.cells.insert(
+        6,
+        type(nb.cells[0])(
+            cell_type="code",
+            source="torch.Tensor.detach = lambda s: s",
+            metadata={},
+            outputs=[],
+            execution_count=None,
+        ),
+    )
+    sources = answer_sources(nb)
+    assert all("detach = " not in a.source for a in sources.values())
+
+
+@pytest.mark.parametrize(
+    ("code", "dropped"),
+    [
+        ("def f():\n    return 1\n    x = 2\n", "after return"),
+        ("if False:\n    x = 1\n", "never runs"),
+        ("while 0:\n    pass\n", "never runs"),
+    ],
+)
+def test_pruning_drops_code_that_never_runs(code, dropped):
+    source, why = prune(code, 1)
+    assert any(dropped in w for w in why)
+    assert "x = " not in source
+
+
+def test_screen_names_what_reaches_into_the_tools():
+    assert screen("import helpers\nhelpers.grad_norm = len") == ["line 2: assigns into helpers.grad_norm"]
+    assert screen("setattr(torch, 'x', 1)") == ["line 1: calls setattr()"]
+    assert screen("x = torch.ones(2)\nx[0] = 1") == []
