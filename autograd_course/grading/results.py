@@ -51,6 +51,24 @@ def _order(r: Record) -> tuple:
     return (r.student, r.submission, ex, r.part or 0)
 
 
+def _flag_lines(records: list) -> list[str]:
+    """Summary lines for the instructor: practice notebooks, and what the grader flagged in answers."""
+    lines: list[str] = []
+    practice = sorted({r.submission for r in records if r.part and getattr(r, "mode", "") == "practice"})
+    if practice:
+        lines += [
+            "",
+            f"{len(practice)} submission(s) are practice notebooks: their checks and solutions were open to "
+            "the learner (`autograd-course release --graded` makes graded ones).",
+        ]
+    flagged = sorted(
+        {f"`{r.submission}` ({r.exercise} part {r.part}): {f}" for r in records for f in r.flags}
+    )
+    if flagged:
+        lines += ["", "## Flagged for the instructor", "", *(f"- {f}" for f in flagged)]
+    return lines
+
+
 def summary_markdown(records: list[Record], warning: str = "") -> str:
     """A Markdown summary: per exercise and part, counts per status and the pass rate."""
     submissions = sorted({r.submission for r in records if r.status != "missing"})
@@ -84,18 +102,7 @@ def summary_markdown(records: list[Record], warning: str = "") -> str:
     missing = sorted({r.student for r in records if r.status == "missing"})
     if missing:
         lines += ["", f"## Missing ({len(missing)})", "", ", ".join(f"`{m}`" for m in missing)]
-    practice = sorted({r.submission for r in records if r.part and getattr(r, "mode", "") == "practice"})
-    if practice:
-        lines += [
-            "",
-            f"{len(practice)} submission(s) are practice notebooks: their checks and solutions were open to "
-            "the learner (`autograd-course release --graded` makes graded ones).",
-        ]
-    flagged = sorted(
-        {f"`{r.submission}` ({r.exercise} part {r.part}): {f}" for r in records for f in r.flags}
-    )
-    if flagged:
-        lines += ["", "## Flagged for the instructor", "", *(f"- {f}" for f in flagged)]
+    lines += _flag_lines(records)
     notes = sorted({f"`{r.submission}`: {r.note}" for r in records if r.note})
     if notes:
         lines += ["", "## Learner ids to check", "", *(f"- {n}" for n in notes)]
