@@ -146,3 +146,16 @@ def test_screen_names_what_reaches_into_the_tools():
     assert screen("import helpers\nhelpers.grad_norm = len") == ["line 2: assigns into helpers.grad_norm"]
     assert screen("setattr(torch, 'x', 1)") == ["line 1: calls setattr()"]
     assert screen("x = torch.ones(2)\nx[0] = 1") == []
+
+
+def test_in_practice_every_verdict_call_is_an_attempt():
+    from autograd_course.challenge import challenge
+    from autograd_course.checks import attempts_per_part  # noqa: F401 (the grader's counter reads these records)
+    from helpers import Stage
+
+    ns: dict = {"seed": 0, "device": "cpu", "evidence": [1.0]}
+    ex = challenge("A", ns, learner=None)
+    for stage in Stage:
+        ns["stage"] = stage
+        ex.part1.verdict()
+    assert len([u for u in ex.usage if u["kind"] == "check"]) == len(Stage)

@@ -19,7 +19,7 @@ from autograd_course.challenge.repair import source_of
 from autograd_course.challenge.variants import Variant
 from autograd_course.challenge.verdict import NotAttemptedError, Outcome, Verdict
 from autograd_course.challenge.viewing import watch
-from autograd_course.checks import Note, ProblemView, recorded
+from autograd_course.checks import Note, ProblemView, recorded, show
 from autograd_course.learner import read_learner
 
 __all__ = ["Challenge", "Part", "challenge", "fix_trace"]
@@ -62,7 +62,22 @@ class Part(ProblemView):
         watch(self)
 
     def verdict(self) -> Verdict:
-        """This part's verdict from the bound namespace (computed, not shown)."""
+        """This part's verdict, recorded as an attempt like check() (a loop over verdict() is seen)."""
+        verdict = self._judge()
+        record = {"exercise": self.exercise_id, "part": self.number, "kind": "check", "level": 1}
+        self.usage.append(record)
+        show(Note(f"{self.label}:", f"verdict() asked: {verdict.status} (recorded as a check)"), record)
+        return verdict
+
+    @recorded("check")
+    def check(self) -> tuple[int, Verdict]:
+        """Show this part's verdict (once); never raises, so Run All goes on."""
+        self.last = self._judge()
+        self.owner.verdicts[self.number] = self.last
+        return 1, self.last
+
+    def _judge(self) -> Verdict:
+        """This part's verdict from the bound namespace (computed, not shown, not recorded)."""
         ex = self.owner
         answers = answers_of(self.number, ex.namespace)
         if self.number == 1:
@@ -73,11 +88,6 @@ class Part(ProblemView):
             return part1_verdict(ex.exercise.id, ex.variant, stage_name(answers["stage"]), summary, ex.seed)
         trace = fix_trace(ex.variant, answers, ex.seed, ex.device)
         return part2_verdict(ex.exercise.id, ex.variant, trace, ex.seed)
-
-    def check(self) -> None:
-        """Show this part's verdict (once); never raises, so Run All goes on."""
-        super().check()
-        self.owner.verdicts[self.number] = self.last
 
     def hints(self) -> tuple[str, ...]:
         """This part's hints for this notebook's variant."""
