@@ -80,7 +80,11 @@ COURSE_MAP: tuple[Lesson, ...] = (
     Lesson("08", "NaN born in backward", "NaN gradients, per-sample gradients (torch.func), anomaly mode"),
     Lesson("09", "Gradient hooks", "tensor and parameter hooks, conditional hooks, watch_gradients"),
     Lesson("10", "Clipping and norms", "clip_grad_norm_, grad_norm, explosions before the loss shows"),
-    Lesson("11", "Gradients as values", "non-scalar backward, autograd.grad, finite differences, gradcheck"),
+    Lesson(
+        "11",
+        "Gradients as values",
+        "non-scalar backward, autograd.grad, finite differences, forward mode, gradcheck",
+    ),
     Lesson("12", "A debugging harness", "one batch, one step: the checklist on a real model"),
     Lesson("13", "The autograd doctor", "diagnose() and watch_non_finite() on every bug"),
     Lesson(
