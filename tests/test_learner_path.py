@@ -132,3 +132,32 @@ def test_progress_and_class_progress_count_the_same_activities(ws, tmp_path, cap
     [room] = json.loads(capsys.readouterr().out)
     assert (room["activities_correct"], room["activities_total"]) == (mine, total) == (4, total)
     assert room["lessons_run"] == ["01", "03"]
+
+
+def test_check_on_the_lessons_says_what_it_is_for_and_shows_their_activities(ws, capsys):
+    answer(lesson_file(ws, "03"), correct=2)
+    assert main(["check", str(ws / "lessons")]) == 0
+    out = capsys.readouterr().out
+    assert "grades the challenge notebooks" in out and "has none" in out
+    assert "error" not in out and "no challenge cells" not in out
+    assert "03_backward_twice.ipynb" in out and "2/3 activities correct" in out
+
+
+def test_check_skips_lessons_and_other_notebooks_in_one_line_each(ws, monkeypatch, capsys):
+    import autograd_course.grading.grade as grading
+    from autograd_course.grading.results import Record
+
+    graded = []
+    monkeypatch.setattr(
+        grading,
+        "grade_folder",
+        lambda subs, **kw: graded.extend(s.path.name for s in subs) or [Record("x", "A", 1, "passed", "ok")],
+    )
+    for lesson in (ws / "lessons").glob("0[0-2]_*.ipynb"):
+        lesson.rename(ws / lesson.name)
+    (ws / "scratch.ipynb").write_text("{}")
+    assert main(["check", str(ws)]) == 0
+    out = capsys.readouterr().out
+    assert "skipped 3 lessons: they check their activities as you run them" in out
+    assert "skipped scratch.ipynb: not a challenge notebook" in out
+    assert graded and all(name[:2] not in ("00", "01", "02") and name != "scratch.ipynb" for name in graded)
