@@ -21,7 +21,7 @@ WORKSPACE_NOTE = (
 )
 
 # Learner commands first, then instructor, then maintainer; others alphabetically after.
-_ORDER = ["start", "check", "progress", "reset", "grade", "run", "links", "map"]
+_ORDER = ["learn", "start", "check", "progress", "reset", "grade", "run", "links", "map"]
 
 
 def _command_modules() -> list:

@@ -13,7 +13,6 @@ exercises/ get the cell from their solution: run `autograd-course generate` afte
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import nbformat
@@ -29,7 +28,6 @@ __all__ = [
     "cell_source",
     "default_notebooks",
     "install_target",
-    "main",
     "repository",
     "stale_notebooks",
 ]
@@ -139,9 +137,3 @@ def stale_notebooks(paths: list[Path], repo: str | None = None, ref: str | None 
         if _with_cell(nb, cell_source(_relative(path), repo, ref)):
             stale.append(path)
     return stale
-
-
-if __name__ == "__main__":  # the command the stored setup cells name; the CLI runs it
-    from autograd_course.cli import main
-
-    sys.exit(main(["setup-cell", *sys.argv[1:]]))

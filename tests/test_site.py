@@ -86,6 +86,12 @@ def test_outputs_are_the_stored_ones(site):
     assert "course-setup" not in page and "ON_COLAB" not in page  # the Colab setup cell is left out
 
 
+def test_verdicts_show_their_names_as_code_not_backticks(site):
+    page = (site / "notebooks/00_mental_model.html").read_text(encoding="utf-8")
+    assert "set <code>fixed_w</code> in the cell above" in page
+    assert "`fixed_w`" not in page
+
+
 def test_widgets_show_a_static_fallback_never_their_repr(site):
     page = (site / "notebooks/02_gradient_accumulation.html").read_text(encoding="utf-8")
     assert "widget-fallback" in page and WIDGET_NOTE in page

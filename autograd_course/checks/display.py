@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import html
+import re
 import sys
 from typing import Any
 
 from autograd_course.protocol import USAGE_MIME
 
-__all__ = ["in_jupyter", "show"]
+__all__ = ["code_spans", "in_jupyter", "message_html", "show"]
+
+# `name` in a message: Markdown's inline code, which the plain text keeps and the HTML shows as code.
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def in_jupyter() -> bool:
@@ -15,6 +20,16 @@ def in_jupyter() -> bool:
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython else None
     return shell is not None and hasattr(shell, "kernel")
+
+
+def code_spans(escaped: str) -> str:
+    """Already escaped HTML with each `span` in backticks turned into a <code> element."""
+    return _CODE_SPAN.sub(r"<code>\1</code>", escaped)
+
+
+def message_html(text: str) -> str:
+    """A verdict's or hint's message as HTML: escaped, its `names` in backticks shown as code."""
+    return code_spans(html.escape(text))
 
 
 def show(view: Any, usage: dict | None = None) -> None:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from autograd_course.checks.display import message_html
+
 __all__ = ["ACTIVITY_MIME", "COLOURS", "STATUS", "VERDICT_MIME", "Note", "Outcome", "Verdict", "label_of"]
 
 # The machine-readable copy of a verdict, stored with the output: challenge parts and lesson activities.
@@ -96,7 +98,7 @@ class Verdict:
         }
 
     def _repr_html_(self) -> str:
-        body = html.escape(self.message) + self._checks_html()
+        body = message_html(self.message) + self._checks_html()
         return _box(COLOURS[self.outcome], f"{self.label}: {self.outcome.value}.", body)
 
     def _checks_html(self) -> str:
@@ -125,8 +127,9 @@ class Note:
         return {"text/plain": self.text(), "text/html": self._repr_html_()}
 
     def _repr_html_(self) -> str:
-        body = html.escape(self.body)
-        return _box(_NOTE_COLOUR, self.title, f"<pre>{body}</pre>" if self.code else body)
+        if self.code:
+            return _box(_NOTE_COLOUR, self.title, f"<pre>{html.escape(self.body)}</pre>")
+        return _box(_NOTE_COLOUR, self.title, message_html(self.body))
 
 
 def verdict_data(output: Any) -> dict | None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 from autograd_course.classroom.homes import CourseFolder, LearnerHome
-from autograd_course.protocol import META_KEY, PROGRESS_FILE
+from autograd_course.protocol import PROGRESS_FILE
+from autograd_course.saved import activities_correct, check_cells, outputs, read_notebook
 
 __all__ = ["LearnerState", "learner_state", "room_state"]
 
@@ -51,32 +51,6 @@ class LearnerState:
         return {**asdict(self), "last_activity_text": self.last_text}
 
 
-def _notebook(path: Path) -> dict:
-    """A saved notebook's JSON, {} when it cannot be read (half-written, not a notebook)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _outputs(nb: dict, mime: str) -> list[dict]:
-    """Every output payload of one MIME type in a notebook."""
-    found = []
-    for cell in nb.get("cells", []):
-        for out in cell.get("outputs", []) if isinstance(cell, dict) else []:
-            data = out.get("data", {}) if isinstance(out, dict) else {}
-            if isinstance(data.get(mime), dict):
-                found.append(data[mime])
-    return found
-
-
-def _check_cells(nb: dict) -> int:
-    """How many check cells a notebook has (one per activity or challenge part)."""
-    roles = [c.get("metadata", {}).get(META_KEY, {}) for c in nb.get("cells", []) if isinstance(c, dict)]
-    return sum(1 for r in roles if isinstance(r, dict) and r.get("role") == "check")
-
-
 def _checked_parts(folder: CourseFolder) -> set[str]:
     """Parts `autograd-course check` saw pass, from its progress file, unless the notebook changed since."""
     try:
@@ -99,7 +73,6 @@ def _checked_parts(folder: CourseFolder) -> set[str]:
 def _read_folder(folder: CourseFolder, ids: list[str], state: LearnerState) -> None:
     """Add one course folder's lessons, activities and challenge parts to state."""
     from autograd_course.checks import VERDICT_MIME
-    from autograd_course.yourturn.engine import MIME as YOURTURN_MIME
 
     lessons, challenge = folder.lesson_notebooks(), folder.challenge_notebooks(ids)
     files = lessons + challenge
@@ -110,19 +83,19 @@ def _read_folder(folder: CourseFolder, ids: list[str], state: LearnerState) -> N
     arrival = min(times.values())
     correct: set[str] = set()
     for path in lessons:
-        nb = _notebook(path)
-        state.activities_total += _check_cells(nb)
-        correct |= {str(o.get("id")) for o in _outputs(nb, YOURTURN_MIME) if o.get("outcome") == "correct"}
+        nb = read_notebook(path)
+        state.activities_total += check_cells(nb)
+        correct |= activities_correct(nb)
         if times[path] > arrival + ARRIVAL_SLACK and path.name[:2] not in state.lessons_run:
             state.lessons_run.append(path.name[:2])
     state.activities_correct += len(correct)
     passed = _checked_parts(folder)
     for path in challenge:
-        nb = _notebook(path)
-        state.parts_total += _check_cells(nb)
+        nb = read_notebook(path)
+        state.parts_total += check_cells(nb)
         passed |= {
             f"{v.get('exercise')}.{v.get('part')}"
-            for v in _outputs(nb, VERDICT_MIME)
+            for v in outputs(nb, VERDICT_MIME)
             if v.get("status") == "passed"
         }
     state.parts_passed = sorted(set(state.parts_passed) | passed)

@@ -1,16 +1,28 @@
-"""`autograd-course check [PATH]`: grade your notebooks in a fresh kernel and print a table."""
+"""`autograd-course check [PATH]`: grade your challenge notebooks in a fresh kernel and print a table.
+
+`check` grades the challenge (A_*.ipynb ... M3_*.ipynb). A lesson checks its own activities as you run
+it; given lessons, `check` says so in one line and shows the activities as you saved them.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
+from autograd_course.classroom.homes import is_challenge_name
+from autograd_course.course import exercise_ids
 from autograd_course.learner import read_learner
+from autograd_course.saved import activities_correct, check_cells, read_notebook
 from autograd_course.workspace import write_progress
 
 NAME = "check"
 HELP = "grade your challenge notebooks (a file or a folder, default my-work/) in a fresh kernel"
+PURPOSE = (
+    "`autograd-course check` grades the challenge notebooks (A_*.ipynb ... M3_*.ipynb) in a fresh kernel"
+)
+LESSON = re.compile(r"^\d\d_.*\.ipynb$")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,25 +34,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="notebooks checked at once (default: 1)")
 
 
-def main(args: argparse.Namespace) -> int:
-    """Exit 0 only when every part of every notebook passes."""
-    # The grader imports torch: only when checking, not for every `autograd-course` call.
-    from autograd_course.grading.grade import Submission, grade_folder
-    from autograd_course.grading.preflight import GraderUnusable, check_grader
-    from autograd_course.grading.results import table_text
-
-    path = Path(args.path).resolve()  # the grader's kernel runs elsewhere: keep no relative path
+def _found(path: Path) -> tuple[Path, list[Path]] | None:
+    """(workspace, notebooks) for a notebook or a folder; None when the path does not exist."""
     if path.is_file():
-        workspace, notebooks = path.parent, [path]
-    elif path.is_dir():
-        workspace = path
-        notebooks = sorted(p for p in path.glob("*.ipynb") if not p.name.startswith("."))
-    else:
+        return path.parent, [path]
+    if path.is_dir():
+        return path, sorted(p for p in path.glob("*.ipynb") if not p.name.startswith("."))
+    return None
+
+
+def _lessons_as_saved(lessons: list[Path]) -> None:
+    """One line per lesson: its activities correct, as the learner saved it (nothing is run)."""
+    print("Your lessons' activities, as you saved them (each lesson checks them as you run it):")
+    for lesson in lessons:
+        nb = read_notebook(lesson)
+        print(f"  {lesson.name:<40} {len(activities_correct(nb))}/{check_cells(nb)} activities correct")
+    print("`autograd-course progress` shows every lesson, the challenge and the time left.")
+
+
+def _split(notebooks: list[Path]) -> tuple[list[Path], list[Path], list[Path]]:
+    """(challenge notebooks, lessons, anything else)."""
+    ids = exercise_ids()
+    challenge = [nb for nb in notebooks if is_challenge_name(nb.name, ids)]
+    lessons = [nb for nb in notebooks if nb not in challenge and LESSON.match(nb.name)]
+    return challenge, lessons, [nb for nb in notebooks if nb not in challenge and nb not in lessons]
+
+
+def main(args: argparse.Namespace) -> int:
+    """Exit 0 only when every part of every challenge notebook passes (or only lessons were given)."""
+    path = Path(args.path).resolve()  # the grader's kernel runs elsewhere: keep no relative path
+    found = _found(path)
+    if found is None:
         print(
             f"error: {path} does not exist; expected a notebook or a folder (run `autograd-course start`)",
             file=sys.stderr,
         )
         return 2
+    workspace, notebooks = found
     if not notebooks:
         print(f"error: no notebooks in {path}; run `autograd-course start` first", file=sys.stderr)
         return 2
@@ -50,6 +80,26 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    challenge, lessons, others = _split(notebooks)
+    if lessons and challenge:
+        print(f"skipped {len(lessons)} lessons: they check their activities as you run them")
+    if others:
+        print(f"skipped {', '.join(nb.name for nb in others)}: not a challenge notebook")
+    if not challenge:
+        print(f"{PURPOSE}; {path} has none.")
+        if lessons:
+            _lessons_as_saved(lessons)
+        return 0 if lessons else 2
+    return _grade(workspace, challenge, args)
+
+
+def _grade(workspace: Path, notebooks: list[Path], args: argparse.Namespace) -> int:
+    """Grade the challenge notebooks, print the table, remember the outcome for `progress`."""
+    # The grader imports torch: only when checking, not for every `autograd-course` call.
+    from autograd_course.grading.grade import Submission, grade_folder
+    from autograd_course.grading.preflight import GraderUnusable, check_grader
+    from autograd_course.grading.results import table_text
+
     files = {nb.name: nb for nb in notebooks}
     learner = read_learner(workspace)
     subs = [Submission(name, name, nb, learner=learner) for name, nb in files.items()]

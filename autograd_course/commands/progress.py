@@ -1,4 +1,4 @@
-"""`autograd-course progress`: which exercises are done, in order, and which to do next."""
+"""`autograd-course progress`: each lesson's activities, each exercise, the time left and what is next."""
 
 from __future__ import annotations
 
@@ -6,11 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograd_course.course import exercise_titles
-from autograd_course.workspace import read_progress
+from autograd_course.learner_path import exercise_states, lesson_states, minutes_text, next_notebook
 
 NAME = "progress"
-HELP = "show which challenge exercises are done (from your last `check`) and which to do next"
+HELP = "show each lesson's activities done, the challenge exercises (from your last `check`), time left, next"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,29 +18,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Print one line per exercise and the next one to do; imports no torch (it stays fast)."""
+    """Print one line per lesson and per exercise, the time left and the next notebook; imports no torch."""
     workspace = Path(args.dir)
     if not workspace.is_dir():
         print(f"error: no workspace at {workspace}; run `autograd-course start` first", file=sys.stderr)
         return 2
-    state = read_progress(workspace)
-    next_up = None
-    print(f"Progress in {workspace} (from `autograd-course check`):")
-    for ex_id, title in exercise_titles().items():
-        found = sorted(workspace.glob(f"{ex_id}_*.ipynb"))
-        entry = state.get(found[0].name) if found else None
-        if not found:
-            status = "missing (autograd-course reset restores it)"
-        elif entry is None:
-            status = "not checked yet"
-        elif found[0].stat().st_mtime > entry.get("mtime", 0):
-            status = "changed since the last check"
-        elif entry.get("passed"):
-            status = "done"
-        else:
-            status = "to do: " + ", ".join(entry.get("statuses", []))
-        if status != "done" and next_up is None:
-            next_up = found[0] if found else ex_id
-        print(f"  {ex_id:<3} {title:<24} {status}")
-    print(f"Next: {next_up}" if next_up else "All exercises done.")
+    lessons, exercises = lesson_states(workspace), exercise_states(workspace)
+    width = max(len(s.title) for s in lessons)
+    print(f"Lessons in {workspace / 'lessons'} (activities correct in the notebooks you saved):")
+    for s in lessons:
+        done = f"{s.correct}/{s.total} activities"
+        print(f"  {s.number}  {s.title:<{width}}  {done:<14}  {s.minutes:>3} min  {s.status}")
+    print(f"\nChallenge in {workspace} (from `autograd-course check`):")
+    for e in exercises:
+        print(f"  {e.ex_id:<3} {e.title:<{width - 1}}  {'':<14}  {e.minutes:>3} min  {e.status}")
+    lesson_left = sum(s.minutes for s in lessons if not s.done)
+    challenge_left = sum(e.minutes for e in exercises if not e.done)
+    print(
+        f"\nTime left by the course's stated times: {minutes_text(lesson_left + challenge_left)} "
+        f"(lessons {minutes_text(lesson_left)}, challenge {minutes_text(challenge_left)})"
+    )
+    upcoming = next_notebook(lessons, exercises)
+    print(f"Next: {upcoming} (`autograd-course learn` opens it)" if upcoming else "Everything is done.")
     return 0

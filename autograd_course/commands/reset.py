@@ -57,4 +57,20 @@ def main(args: argparse.Namespace) -> int:
     learner = recorded_learner(workspace) if is_exercise else None
     copy_notebook(source, target, learner, lesson=not is_exercise)
     print(f"restored {target}")
+    print(_open_copy_note(target))
     return 0
+
+
+def _open_copy_note(target: Path) -> str:
+    """What to do about a copy of target still open in Jupyter: saving it would write the old version back."""
+    from autograd_course.open_notebooks import open_in
+
+    servers = open_in(target)
+    reload = (
+        "choose File > Reload Notebook from Disk there (or close its tab and Discard) before you save: "
+        'saving the open copy, or pressing Overwrite when JupyterLab says "File Changed", '
+        "writes your old version back over the reset"
+    )
+    if servers:
+        return f"{target.name} is open in JupyterLab ({', '.join(servers)}): {reload}."
+    return f"If {target.name} is open in Jupyter, {reload}."

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograd_course.workspace import LESSONS, populate, recorded_learner, write_learner
+from autograd_course.workspace import Populated, populate, recorded_learner, write_learner
 
 NAME = "start"
 HELP = "create your workspace (default my-work/): every lesson and exercise; never overwrites a file"
@@ -22,41 +22,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def main(args: argparse.Namespace) -> int:
-    """Copy every notebook the workspace does not have yet; report what was kept."""
-    dest = Path(args.dir)
+def make_workspace(dest: Path, seed: str | None) -> tuple[int, Populated | None]:
+    """Check DIR and --seed, then copy what the workspace lacks: (exit status, what was done)."""
     if dest.exists() and not dest.is_dir():
         print(
             f"error: {dest} exists and is not a folder; expected a folder for your workspace", file=sys.stderr
         )
-        return 2
-    seed = args.seed.strip() if args.seed is not None else None
+        return 2, None
+    seed = seed.strip() if seed is not None else None
     if seed is not None and not seed:
         print("error: --seed needs a non-empty learner id, e.g. --seed alice@example.org", file=sys.stderr)
-        return 2
+        return 2, None
     recorded = recorded_learner(dest)
     if seed and recorded and seed != recorded:
         print(
             f"error: {dest} belongs to learner {recorded!r} (course.json); start a new folder for {seed!r}",
             file=sys.stderr,
         )
-        return 2
+        return 2, None
     dest.mkdir(parents=True, exist_ok=True)
-    learner = seed or recorded
     if seed and not recorded:
         print(f"learner {seed} recorded in {write_learner(dest, seed)}")
     try:
-        done = populate(dest, learner)
+        return 0, populate(dest, seed or recorded)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return 2, None
+
+
+def main(args: argparse.Namespace) -> int:
+    """Copy every notebook the workspace does not have yet; report what was kept."""
+    dest = Path(args.dir)
+    code, done = make_workspace(dest, args.seed)
+    if done is None:
+        return code
+    learner = recorded_learner(dest)
     for path in done.copied:
         print(f"copied {path}")
     for path in done.kept:
         note = f"stamped for learner {learner}; " if path in done.stamped else ""
         reset = f"autograd-course reset {path.stem.split('_')[0]}"
         print(f"kept   {path} ({note}yours: `{reset}` restores the original)")
-    first = dest / LESSONS / "00_mental_model.ipynb"
-    print(f"\nOpen it: jupyter lab {first if first.exists() else dest}")
+    where = "" if args.dir == "my-work" else f" {args.dir}"
+    print(f"\nOpen JupyterLab at your next lesson: autograd-course learn{where}")
     print(f"Grade your challenge notebooks: autograd-course check {dest}")
     return 0

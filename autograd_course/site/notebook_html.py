@@ -12,9 +12,18 @@ import nbformat
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import TagRemovePreprocessor
 
+from autograd_course.checks.display import code_spans
+from autograd_course.checks.verdict import ACTIVITY_MIME, VERDICT_MIME
 from autograd_course.setup_cell import TAG as SETUP_TAG
 
-__all__ = ["WIDGET_NOTE", "NotebookPage", "describe_plots", "notebook_page", "static_widgets"]
+__all__ = [
+    "WIDGET_NOTE",
+    "NotebookPage",
+    "describe_plots",
+    "notebook_page",
+    "static_widgets",
+    "verdicts_with_code",
+]
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 WIDGET_NOTE = "Interactive widget: open the notebook (Colab, Binder or your own Jupyter) to use it."
@@ -49,6 +58,18 @@ def static_widgets(nb: nbformat.NotebookNode) -> int:
             data["text/html"] = f'<div class="widget-fallback">{sentence}<p><em>{WIDGET_NOTE}</em></p></div>'
             data["text/plain"] = WIDGET_NOTE
             count += 1
+    return count
+
+
+def verdicts_with_code(nb: nbformat.NotebookNode) -> int:
+    """Show the `names` of stored verdicts as code, as a live kernel now does; the count of verdicts."""
+    count = 0
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "text/html" in data and (VERDICT_MIME in data or ACTIVITY_MIME in data):
+                data["text/html"] = code_spans("".join(data["text/html"]))
+                count += 1
     return count
 
 
@@ -99,11 +120,13 @@ def _exporter() -> HTMLExporter:
 def notebook_page(nb: nbformat.NotebookNode, link_map: dict[str, str] | None = None) -> NotebookPage:
     """Render a notebook's stored cells and outputs; links to other course notebooks become page links.
 
-    The setup cell (Colab and Kaggle only) is left out; widgets get their static fallback.
+    The setup cell (Colab and Kaggle only) is left out; widgets get their static fallback; verdicts show
+    their `names` as code.
     """
     nb = copy.deepcopy(nb)
     static_widgets(nb)
     describe_plots(nb)
+    verdicts_with_code(nb)
     body, _ = _exporter().from_notebook_node(nb)
     for target, page in (link_map or {}).items():
         body = body.replace(f'href="{target}"', f'href="{page}"')

@@ -1,0 +1,148 @@
+"""Where a learner is in their workspace: each lesson's activities, the next notebook, the time left.
+
+Read from the files the learner saved, by the rules `class-progress` uses (autograd_course.saved,
+autograd_course.classroom.room): an activity is done when the saved lesson shows its check correct; a
+lesson was opened once it was saved after the workspace was made. Times are the course's stated ones
+(autograd_course.course_times). No torch import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograd_course.classroom.room import ARRIVAL_SLACK
+from autograd_course.course import COURSE_MAP, exercise_titles, find_exercise
+from autograd_course.course_times import estimate
+from autograd_course.saved import activities_correct, check_cells, read_notebook
+from autograd_course.workspace import LESSONS, read_progress
+
+__all__ = [
+    "ExerciseState",
+    "LessonState",
+    "exercise_states",
+    "lesson_states",
+    "minutes_text",
+    "next_notebook",
+]
+
+
+@dataclass(frozen=True)
+class LessonState:
+    """One lesson in a workspace: its file (None when missing), activities correct of all, opened, minutes."""
+
+    number: str
+    title: str
+    path: Path | None
+    correct: int
+    total: int
+    opened: bool
+    minutes: int
+
+    @property
+    def done(self) -> bool:
+        """Opened, and every activity correct."""
+        return self.opened and self.correct >= self.total
+
+    @property
+    def status(self) -> str:
+        """done, opened or not opened (missing when the file is gone)."""
+        if self.path is None:
+            return "missing (autograd-course reset restores it)"
+        return "done" if self.done else "opened" if self.opened else "not opened"
+
+    def __repr__(self) -> str:
+        return f"LessonState({self.number}, {self.correct}/{self.total}, {self.status})"
+
+
+@dataclass(frozen=True)
+class ExerciseState:
+    """One challenge exercise in a workspace, as the last `check` left it."""
+
+    ex_id: str
+    title: str
+    path: Path | None
+    status: str
+    minutes: int
+
+    @property
+    def done(self) -> bool:
+        """Passed at the last check, not changed since."""
+        return self.status == "done"
+
+    def __repr__(self) -> str:
+        return f"ExerciseState({self.ex_id}, {self.status})"
+
+
+def _arrival(files: list[Path]) -> float:
+    """When the workspace's notebooks arrived: the oldest modification time."""
+    return min((p.stat().st_mtime for p in files), default=0.0)
+
+
+def lesson_states(workspace: Path) -> list[LessonState]:
+    """Every lesson of the course map, in order, as saved in workspace/lessons/."""
+    folder = workspace / LESSONS
+    found = {p.name[:2]: p for p in sorted(folder.glob("[0-9][0-9]_*.ipynb")) if p.is_file()}
+    exercises = [p for p in workspace.glob("*.ipynb") if p.is_file()]
+    arrival = _arrival([*found.values(), *exercises])
+    states = []
+    for lesson in COURSE_MAP:
+        path = found.get(lesson.number)
+        course = lesson.notebook()
+        nb = read_notebook(path) if path else read_notebook(course)
+        total = check_cells(nb)
+        correct = len(activities_correct(nb)) if path else 0
+        opened = bool(path) and path.stat().st_mtime > arrival + ARRIVAL_SLACK
+        states.append(
+            LessonState(lesson.number, lesson.title, path, min(correct, total), total, opened, lesson.minutes)
+        )
+    return states
+
+
+def _exercise_status(found: list[Path], entry: dict | None) -> str:
+    if not found:
+        return "missing (autograd-course reset restores it)"
+    if entry is None:
+        return "not checked yet"
+    if found[0].stat().st_mtime > entry.get("mtime", 0):
+        return "changed since the last check"
+    if entry.get("passed"):
+        return "done"
+    return "to do: " + ", ".join(entry.get("statuses", []))
+
+
+def exercise_states(workspace: Path) -> list[ExerciseState]:
+    """Every challenge exercise, in order, from the progress file `check` writes."""
+    state = read_progress(workspace)
+    states = []
+    for ex_id, title in exercise_titles().items():
+        found = sorted(workspace.glob(f"{ex_id}_*.ipynb"))
+        entry = state.get(found[0].name) if found else None
+        course = find_exercise(ex_id)
+        minutes = estimate(course).minutes if course else 0
+        states.append(
+            ExerciseState(ex_id, title, found[0] if found else None, _exercise_status(found, entry), minutes)
+        )
+    return states
+
+
+def next_notebook(lessons: list[LessonState], exercises: list[ExerciseState]) -> Path | None:
+    """Where to resume: the notebook saved last (lesson or exercise) while it is not done, else the next one
+    not done after it in course order (lessons, then the challenge), wrapping round; None when all is done."""
+    ordered = [(s.path, s.done) for s in lessons] + [(e.path, e.done) for e in exercises]
+    present = [(path, done) for path, done in ordered if path is not None]
+    if not present:
+        return None
+    arrival = _arrival([path for path, _ in present])
+    saved = [(path.stat().st_mtime, i) for i, (path, _) in enumerate(present)]
+    latest, last = max(saved)
+    if latest > arrival + ARRIVAL_SLACK and not present[last][1]:
+        return present[last][0]
+    start = last + 1 if latest > arrival + ARRIVAL_SLACK else 0
+    return next((path for path, done in [*present[start:], *present[:start]] if not done), None)
+
+
+def minutes_text(minutes: int) -> str:
+    """90 -> '1 h 30 min', 25 -> '25 min'."""
+    hours, rest = divmod(minutes, 60)
+    return f"{hours} h {rest} min" if hours else f"{rest} min"
