@@ -1,4 +1,4 @@
-"""Gradescope: build the autograder bundle, and grade one submission inside it (`run_autograder`).
+"""Gradescope: grade one submission inside the autograder bundle (`run_autograder`; the bundle: bundle.py).
 
 Gradescope unpacks the bundle in /autograder/source, runs setup.sh once when building the image,
 then for every submission runs /autograder/run_autograder with the learner's files in
@@ -13,7 +13,6 @@ import json
 import os
 import sys
 import tempfile
-import zipfile
 from pathlib import Path
 
 from autograd_course.execution.sandbox import choose_sandbox
@@ -23,43 +22,7 @@ from autograd_course.grading.preflight import GraderUnusable, check_grader
 from autograd_course.grading.results import write_results
 from autograd_course.grading.students import Student, submissions_of
 
-__all__ = ["SETUP_SH", "build_bundle", "gradescope_results", "run_autograder"]
-
-SETUP_SH = """#!/usr/bin/env bash
-# Runs once when Gradescope builds the autograder image.
-set -euo pipefail
-apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv bubblewrap >/dev/null
-python3 -m venv /autograder/venv
-# torch's CPU build (PyPI's default Linux wheel is the multi-GB CUDA one).
-/autograder/venv/bin/pip install -q --extra-index-url https://download.pytorch.org/whl/cpu \\
-  -c /autograder/source/constraints.txt "/autograder/source[grade]"
-"""
-RUN_AUTOGRADER = """#!/usr/bin/env bash
-# Gradescope runs this for every submission; results go to $AUTOGRADER_ROOT/results/results.json.
-set -uo pipefail
-root="${AUTOGRADER_ROOT:-/autograder}"
-exec "$root/venv/bin/python" -m autograd_course.grading.gradescope --root "$root"
-"""
-# What the bundle carries of the course: the package, the toolkit, and how to install them.
-COURSE_FILES = ("pyproject.toml", "constraints.txt", "README.md", "autograd_course", "helpers")
-
-
-def build_bundle(out: Path, root: Path) -> Path:
-    """Write autograder.zip: setup.sh, run_autograder and the course package (no solutions)."""
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
-            info = zipfile.ZipInfo(name)
-            info.external_attr = 0o100755 << 16
-            zf.writestr(info, text)
-        for name in COURSE_FILES:
-            path = root / name
-            files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-            for f in files:
-                rel = f.relative_to(root)
-                if "__pycache__" in rel.parts or f.suffix == ".pyc":
-                    continue
-                zf.write(f, rel.as_posix())
-    return out
+__all__ = ["gradescope_results", "run_autograder"]
 
 
 def _learner(root: Path) -> str:
