@@ -15,6 +15,7 @@ from pathlib import Path
 from autograd_course.course import content_dir
 from autograd_course.execution.sandbox import Sandbox, SandboxError, choose_sandbox
 from autograd_course.grading.grade import Record, grade_folder
+from autograd_course.grading.learner_ids import add_notes, resolve_submissions
 from autograd_course.grading.options import ASSIGNMENT
 from autograd_course.grading.preflight import GraderUnusable, check_grader
 from autograd_course.grading.results import exit_status, summary_markdown, write_results
@@ -118,6 +119,23 @@ def _setup(options: ClassOptions, subs: Path) -> tuple[list[Student], list[str],
     return students, roster_ids, sandbox
 
 
+def _other_ids(students: list[Student]) -> dict[str, list[str]]:
+    """Each student's ids besides their own, that an unstamped notebook may have been drawn with."""
+    return {s.id: [s.canvas_id] if s.canvas_id and s.canvas_id != s.id else [] for s in students}
+
+
+def _id_sources(students: list[Student], roster: Path | None) -> dict[str, str]:
+    """Where each student's id came from, as the instructor's notes say it."""
+    return {
+        s.id: "roster id"
+        if roster and s.on_roster
+        else "Canvas user id"
+        if s.canvas_id == s.id
+        else "folder or file name"
+        for s in students
+    }
+
+
 def grade_class(options: ClassOptions) -> int:
     """Grade the class; write results, gradebooks and feedback; print the summary; the exit status."""
     _check_out(options)
@@ -129,6 +147,7 @@ def grade_class(options: ClassOptions) -> int:
     log.info("grading %d students in %s (%s)", len(students), subs, sandbox)
     with tempfile.TemporaryDirectory(prefix="autograd-course-unpack-") as scratch:
         found = submissions_of(students, subs, Path(scratch))
+        notes = resolve_submissions(found, _other_ids(students), _id_sources(students, options.roster))
         try:
             check_grader(sandbox, found)
         except GraderUnusable as exc:
@@ -141,6 +160,7 @@ def grade_class(options: ClassOptions) -> int:
             progress=sys.stderr.isatty() and log.isEnabledFor(logging.INFO),
             sandbox=sandbox,
         )
+    add_notes(records, notes)
     submitted = {sub.student for sub in found}
     records += [
         Record(s.id, "-", None, "missing", "nothing submitted", s.id)
