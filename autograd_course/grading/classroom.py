@@ -20,7 +20,13 @@ from autograd_course.grading.options import ASSIGNMENT
 from autograd_course.grading.preflight import GraderUnusable, check_grader
 from autograd_course.grading.results import exit_status, summary_markdown, write_results
 from autograd_course.grading.shards import ShardError, in_shard, merge_outputs, parse_shard
-from autograd_course.grading.students import RosterError, Student, find_students, submissions_of
+from autograd_course.grading.students import (
+    RosterError,
+    Student,
+    find_students,
+    roster_matching,
+    submissions_of,
+)
 
 __all__ = ["ClassOptions", "GradeInputError", "grade_class", "merge_class"]
 
@@ -75,8 +81,9 @@ def merge_class(options: ClassOptions, shards: list[Path]) -> int:
         warning=warning,
         assignment=meta.get("assignment", options.assignment),
         canvas_ids=meta.get("canvas_ids"),
+        matching=meta.get("matching"),
     )
-    print(summary_markdown(records, warning))
+    print(summary_markdown(records, warning, meta.get("matching", [])))
     return exit_status(records, options.strict)
 
 
@@ -179,8 +186,9 @@ def grade_class(options: ClassOptions) -> int:
         shard=shard,
         assignment=options.assignment,
         canvas_ids={s.id: s.canvas_id for s in students if s.canvas_id},
+        matching=roster_matching(students) if options.roster else [],
     )
-    print(summary_markdown(records, warning))
+    print(summary_markdown(records, warning, roster_matching(students) if options.roster else []))
     log.info(
         "wrote %s, grades.csv, canvas.csv, moodle.csv, summary.md, feedback/", options.out / "results.json"
     )
