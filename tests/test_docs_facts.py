@@ -20,9 +20,13 @@ GRADING = (ROOT / "docs" / "grading.md").read_text(encoding="utf-8")
 
 
 def _python_floor(spec: str) -> Version:
-    """The lowest Python minor version a Requires-Python allows (3.11.5 counts as 3.11)."""
+    """The lowest Python a Requires-Python allows (">=3.11" is 3.11.0, not 3.11.5)."""
     floors = [Version(s.version) for s in SpecifierSet(spec) if s.operator in (">=", "~=")]
-    return Version(".".join(map(str, max(floors).release[:2]))) if floors else Version("3")
+    return max(floors) if floors else Version("3")
+
+
+def _minor(version: Version) -> Version:
+    return Version(".".join(map(str, version.release[:2])))
 
 
 def test_grading_md_states_the_points_the_code_gives():
@@ -48,13 +52,14 @@ def test_python_floor_is_one_every_pinned_package_supports():
         except md.PackageNotFoundError:
             continue  # not installed here: nothing to read its metadata from
         if dist.version in req.specifier and dist.metadata.get("Requires-Python"):
-            needs[req.name] = _python_floor(dist.metadata["Requires-Python"])
-    too_new = {name: str(v) for name, v in needs.items() if v > floor}
+            needs[req.name] = dist.metadata["Requires-Python"]
+    # every pin must install on the lowest Python the project allows, patch level included (3.11.0)
+    too_new = {name: spec for name, spec in needs.items() if not SpecifierSet(spec).contains(floor)}
     assert not too_new, f"requires-python >= {floor}, but these pins need a newer Python: {too_new}"
     classifiers = [c.rsplit(":: ", 1)[1] for c in project["classifiers"] if "Python :: 3." in c]
-    assert min(map(Version, classifiers)) == floor
+    assert min(map(Version, classifiers)) == _minor(floor)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert set(re.findall(r"Python (3\.\d+)\+", readme)) == {str(floor)}
+    assert set(re.findall(r"Python (3\.\d+)\+", readme)) == {str(_minor(floor))}
 
 
 def test_the_docs_agree_that_submissions_run_in_a_sandbox():

@@ -1,8 +1,8 @@
 """The documented installs, fresh: each grades (or checks) a solved notebook to full points.
 
-- The instructor's `[grade]`, installed as the Gradescope bundle's setup.sh does (its own source
-  folder), runs the bundle's run_autograder, `autograd-course grade`, and the shards workflow's
-  `--shard K/N` then `--merge` commands.
+- The instructor's non-editable `[grade]` install builds the Gradescope bundle; the bundle, installed
+  as its setup.sh does (the wheel it carries, with its constraints.txt), runs its run_autograder,
+  `autograd-course grade`, and the shards workflow's `--shard K/N` then `--merge` commands.
 - The learner's core + `[lab]` (no papermill, no nbval) runs `start`, `check` and `progress`.
 
 Each venv is seeded from the test environment (tests/fresh_venv.py): nothing is downloaded.
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import zipfile
 from pathlib import Path
@@ -21,8 +22,6 @@ import pytest
 from fresh_venv import PROJECT, FreshVenv, build_wheel, make_venv
 from solved import solved_for
 from test_install import _solve
-
-from autograd_course.grading.gradescope import build_bundle
 
 pytestmark = pytest.mark.slow
 
@@ -42,16 +41,48 @@ def _cli(venv: FreshVenv, cwd: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+def _installed_course(venv: FreshVenv, cwd: Path) -> Path:
+    """Where the venv imports the course from (asserting it is not a checkout)."""
+    done = subprocess.run(
+        [str(venv.python), "-c", "import autograd_course; print(autograd_course.__file__)"],
+        cwd=cwd,
+        env=venv.env(cwd),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return Path(done.stdout.strip())
+
+
 @pytest.fixture(scope="module")
 def autograder(tmp_path_factory) -> Path:
-    """A Gradescope root: the bundle unpacked in source/, installed into venv/ as setup.sh does."""
+    """A Gradescope root: the bundle built by a non-editable `[grade]` install, unpacked in source/,
+    then installed into venv/ with the command setup.sh runs (offline here)."""
+    tmp = tmp_path_factory.mktemp("instructor")
+    wheel = build_wheel(tmp / "wheel")
+    instructor = make_venv(tmp / "venv", [f"{PROJECT}[grade]"])
+    for args in (
+        ("install", "--no-index", f"{wheel}[grade]"),
+        ("install", "--no-index", "--no-deps", "--force-reinstall", str(wheel)),
+    ):
+        done = instructor.pip(*args)
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert _installed_course(instructor, tmp).is_relative_to(instructor.site)
     root = tmp_path_factory.mktemp("autograder")
-    bundle = build_bundle(root / "autograder.zip", ROOT)
-    with zipfile.ZipFile(bundle) as zf:
+    built = _cli(instructor, tmp, "gradescope", "--out", str(root / "autograder.zip"))
+    assert built.returncode == 0, built.stdout + built.stderr
+    with zipfile.ZipFile(root / "autograder.zip") as zf:
         zf.extractall(root / "source")
-    venv = make_venv(root / "venv", [PROJECT, "setuptools"])
-    done = venv.pip("install", "--no-index", "--no-build-isolation", f"{root / 'source'}[grade]")
+    # setup.sh's install line, pointed at this fake root and the seeded packages (no index)
+    setup = (root / "source" / "setup.sh").read_text()
+    (target,) = re.findall(r'-c /autograder/source/constraints.txt "/autograder/source/([^"]+)"', setup)
+    venv = make_venv(root / "venv", [f"{PROJECT}[grade]"])
+    constraints = str(root / "source" / "constraints.txt")
+    done = venv.pip("install", "--no-index", "-c", constraints, str(root / "source" / target))
     assert done.returncode == 0, done.stdout + done.stderr
+    assert _installed_course(venv, root).is_relative_to(venv.site)
     assert "papermill" not in venv.versions() and "nbval" not in venv.versions()
     return root
 

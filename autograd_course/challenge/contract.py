@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from autograd_course.challenge.catalogue import BUGS
 from autograd_course.challenge.evidence import KINDS, NOT_RECORDED, RAISED_BY_CODE, describe, frozen_in
-from autograd_course.challenge.reference import BrokenTrace, trace_broken
+from autograd_course.challenge.reference import REFERENCE_STEPS, BrokenTrace, trace_broken
 from autograd_course.challenge.variants import Variant
 from helpers import Stage
 from helpers.thresholds import EXPLODING, VANISHING
@@ -355,7 +355,8 @@ def _judge(variant: Variant, seed: int, stage: str | None, summary: dict) -> tup
     if not real:
         return False, (
             f"the evidence ({described}) does not match what this notebook's broken code produces in its "
-            f"first steps with seed={seed}: compute it on a fresh broken_setup(seed, device)"
+            f"first {REFERENCE_STEPS} steps with seed={seed}: compute it on a fresh "
+            "broken_setup(seed, device)"
         )
     if not _proves(stage, summary, trace):
         accepted = "; ".join(p.shows for p in PROOFS.get(stage, ()))

@@ -6,10 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograd_course.course import course_root
-
 NAME = "gradescope"
-HELP = "build the Gradescope autograder bundle (setup.sh, run_autograder, the course package)"
+HELP = "build the Gradescope autograder bundle (setup.sh, run_autograder, the course as a wheel)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,14 +17,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Write the bundle; exit 2 when --out exists (without --overwrite)."""
-    # The grader imports torch: only for this command, not for every `autograd-course` call.
-    from autograd_course.grading.gradescope import build_bundle
+    """Write the bundle; exit 2 when --out exists (without --overwrite) or the bundle would be incomplete."""
+    # The bundle packs the toolkit, which imports torch: only for this command.
+    from autograd_course.grading.bundle import BundleError, build_bundle
 
     out = Path(args.out).resolve()
     if out.exists() and not args.overwrite:
         print(f"error: {out} exists; pass --overwrite or choose another --out", file=sys.stderr)
         return 2
-    build_bundle(out, course_root())
+    if not out.parent.is_dir():
+        print(f"error: {out.parent} is not a folder; expected --out in an existing folder", file=sys.stderr)
+        return 2
+    try:
+        build_bundle(out)
+    except BundleError as exc:
+        print(f"error: no bundle written: {exc}", file=sys.stderr)
+        return 2
     print(f"wrote {out}: upload it as the assignment's autograder (Configure Autograder > Zip file upload)")
     return 0

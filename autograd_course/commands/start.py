@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
+from autograd_course.protocol import LEARNER_ENV
 from autograd_course.workspace import Populated, populate, recorded_learner, write_learner
 
 NAME = "start"
@@ -18,7 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed",
         metavar="ID",
-        help="your learner id (e.g. from your instructor): draws your own variant of each exercise",
+        help="your learner id (e.g. from your instructor): draws your own variant of each exercise "
+        f"(default: ${LEARNER_ENV} when set)",
     )
 
 
@@ -29,7 +32,8 @@ def make_workspace(dest: Path, seed: str | None) -> tuple[int, Populated | None]
             f"error: {dest} exists and is not a folder; expected a folder for your workspace", file=sys.stderr
         )
         return 2, None
-    seed = seed.strip() if seed is not None else None
+    # $AUTOGRAD_COURSE_LEARNER is the same as --seed (the kernel draws with it): recorded and stamped alike
+    seed = seed.strip() if seed is not None else os.environ.get(LEARNER_ENV, "").strip() or None
     if seed is not None and not seed:
         print("error: --seed needs a non-empty learner id, e.g. --seed alice@example.org", file=sys.stderr)
         return 2, None

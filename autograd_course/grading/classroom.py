@@ -15,11 +15,18 @@ from pathlib import Path
 from autograd_course.course import content_dir
 from autograd_course.execution.sandbox import Sandbox, SandboxError, choose_sandbox
 from autograd_course.grading.grade import Record, grade_folder
+from autograd_course.grading.learner_ids import add_notes, resolve_submissions
 from autograd_course.grading.options import ASSIGNMENT
 from autograd_course.grading.preflight import GraderUnusable, check_grader
 from autograd_course.grading.results import exit_status, summary_markdown, write_results
 from autograd_course.grading.shards import ShardError, in_shard, merge_outputs, parse_shard
-from autograd_course.grading.students import RosterError, Student, find_students, submissions_of
+from autograd_course.grading.students import (
+    RosterError,
+    Student,
+    find_students,
+    roster_matching,
+    submissions_of,
+)
 
 __all__ = ["ClassOptions", "GradeInputError", "grade_class", "merge_class"]
 
@@ -74,8 +81,9 @@ def merge_class(options: ClassOptions, shards: list[Path]) -> int:
         warning=warning,
         assignment=meta.get("assignment", options.assignment),
         canvas_ids=meta.get("canvas_ids"),
+        matching=meta.get("matching"),
     )
-    print(summary_markdown(records, warning))
+    print(summary_markdown(records, warning, meta.get("matching", [])))
     return exit_status(records, options.strict)
 
 
@@ -118,6 +126,23 @@ def _setup(options: ClassOptions, subs: Path) -> tuple[list[Student], list[str],
     return students, roster_ids, sandbox
 
 
+def _other_ids(students: list[Student]) -> dict[str, list[str]]:
+    """Each student's ids besides their own, that an unstamped notebook may have been drawn with."""
+    return {s.id: [s.canvas_id] if s.canvas_id and s.canvas_id != s.id else [] for s in students}
+
+
+def _id_sources(students: list[Student], roster: Path | None) -> dict[str, str]:
+    """Where each student's id came from, as the instructor's notes say it."""
+    return {
+        s.id: "roster id"
+        if roster and s.on_roster
+        else "Canvas user id"
+        if s.canvas_id == s.id
+        else "folder or file name"
+        for s in students
+    }
+
+
 def grade_class(options: ClassOptions) -> int:
     """Grade the class; write results, gradebooks and feedback; print the summary; the exit status."""
     _check_out(options)
@@ -129,6 +154,7 @@ def grade_class(options: ClassOptions) -> int:
     log.info("grading %d students in %s (%s)", len(students), subs, sandbox)
     with tempfile.TemporaryDirectory(prefix="autograd-course-unpack-") as scratch:
         found = submissions_of(students, subs, Path(scratch))
+        notes = resolve_submissions(found, _other_ids(students), _id_sources(students, options.roster))
         try:
             check_grader(sandbox, found)
         except GraderUnusable as exc:
@@ -141,6 +167,7 @@ def grade_class(options: ClassOptions) -> int:
             progress=sys.stderr.isatty() and log.isEnabledFor(logging.INFO),
             sandbox=sandbox,
         )
+    add_notes(records, notes)
     submitted = {sub.student for sub in found}
     records += [
         Record(s.id, "-", None, "missing", "nothing submitted", s.id)
@@ -159,8 +186,9 @@ def grade_class(options: ClassOptions) -> int:
         shard=shard,
         assignment=options.assignment,
         canvas_ids={s.id: s.canvas_id for s in students if s.canvas_id},
+        matching=roster_matching(students) if options.roster else [],
     )
-    print(summary_markdown(records, warning))
+    print(summary_markdown(records, warning, roster_matching(students) if options.roster else []))
     log.info(
         "wrote %s, grades.csv, canvas.csv, moodle.csv, summary.md, feedback/", options.out / "results.json"
     )

@@ -101,9 +101,10 @@ def write_gradebooks(
         w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment])
         w.writerow(["Points Possible", "", "", "", "", _fmt(rows[0].max if rows else 0)])
         for r, grade in _lms_rows(rows, canvas_ids or {}):
-            # A Canvas download names its users by Canvas' own ID (matched first); else SIS User ID.
+            # Canvas matches ID (its own user id, from a Canvas download) first, then SIS User ID (the
+            # roster's id); a student known only by a Canvas user id has no SIS User ID to give.
             canvas = (canvas_ids or {}).get(r.id, "")
-            w.writerow([r.name or r.id, canvas, "" if canvas else r.id, "", "", grade])
+            w.writerow([r.name or r.id, canvas, "" if canvas == r.id else r.id, "", "", grade])
     with paths[2].open("w", newline="") as f:  # Moodle: Grades > Import > CSV file, map ID number
         w = csv.writer(f)
         w.writerow(["ID number", "Full name", assignment, "Feedback"])

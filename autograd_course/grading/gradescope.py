@@ -1,4 +1,4 @@
-"""Gradescope: build the autograder bundle, and grade one submission inside it (`run_autograder`).
+"""Gradescope: grade one submission inside the autograder bundle (`run_autograder`; the bundle: bundle.py).
 
 Gradescope unpacks the bundle in /autograder/source, runs setup.sh once when building the image,
 then for every submission runs /autograder/run_autograder with the learner's files in
@@ -13,70 +13,39 @@ import json
 import os
 import sys
 import tempfile
-import zipfile
 from pathlib import Path
 
 from autograd_course.execution.sandbox import choose_sandbox
 from autograd_course.grading.feedback import check_line, look_at
 from autograd_course.grading.grade import grade_folder
+from autograd_course.grading.learner_ids import add_notes, resolve_submissions
 from autograd_course.grading.preflight import GraderUnusable, check_grader
 from autograd_course.grading.results import write_results
 from autograd_course.grading.students import Student, submissions_of
 
-__all__ = ["SETUP_SH", "build_bundle", "gradescope_results", "run_autograder"]
-
-SETUP_SH = """#!/usr/bin/env bash
-# Runs once when Gradescope builds the autograder image.
-set -euo pipefail
-apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv bubblewrap >/dev/null
-python3 -m venv /autograder/venv
-# torch's CPU build (PyPI's default Linux wheel is the multi-GB CUDA one).
-/autograder/venv/bin/pip install -q --extra-index-url https://download.pytorch.org/whl/cpu \\
-  -c /autograder/source/constraints.txt "/autograder/source[grade]"
-"""
-RUN_AUTOGRADER = """#!/usr/bin/env bash
-# Gradescope runs this for every submission; results go to $AUTOGRADER_ROOT/results/results.json.
-set -uo pipefail
-root="${AUTOGRADER_ROOT:-/autograder}"
-exec "$root/venv/bin/python" -m autograd_course.grading.gradescope --root "$root"
-"""
-# What the bundle carries of the course: the package, the toolkit, and how to install them.
-COURSE_FILES = ("pyproject.toml", "constraints.txt", "README.md", "autograd_course", "helpers")
+__all__ = ["gradescope_results", "run_autograder"]
 
 
-def build_bundle(out: Path, root: Path) -> Path:
-    """Write autograder.zip: setup.sh, run_autograder and the course package (no solutions)."""
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
-            info = zipfile.ZipInfo(name)
-            info.external_attr = 0o100755 << 16
-            zf.writestr(info, text)
-        for name in COURSE_FILES:
-            path = root / name
-            files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-            for f in files:
-                rel = f.relative_to(root)
-                if "__pycache__" in rel.parts or f.suffix == ".pyc":
-                    continue
-                zf.write(f, rel.as_posix())
-    return out
+def _learner(root: Path) -> tuple[str, list[str], str]:
+    """(the learner's id, their other ids, where the id came from) from submission_metadata.json.
 
-
-def _learner(root: Path) -> str:
-    """The learner's id from Gradescope's submission_metadata.json (sid, else email), for their variant."""
+    The id is the sid, else the email (Gradescope leaves sid empty for learners without one).
+    """
     try:
-        meta = json.loads((root / "submission_metadata.json").read_text())
-        user = meta["users"][0]
-        return str(user.get("sid") or user.get("email") or "learner")
-    except (OSError, ValueError, KeyError, IndexError, TypeError):
-        return "learner"
+        user = json.loads((root / "submission_metadata.json").read_text())["users"][0]
+        sid, email = str(user.get("sid") or "").strip(), str(user.get("email") or "").strip()
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return "learner", [], "no submission_metadata.json"
+    if sid:
+        return sid, [email] if email else [], "Gradescope sid"
+    return (email, [], "Gradescope email: the sid is empty") if email else ("learner", [], "no sid or email")
 
 
 def gradescope_results(records: list, warning: str = "") -> dict:
     """Gradescope's results.json: score, and per test name, score, max_score, output, visibility.
 
-    Everything in it is shown to the student; a warning for the instructor (an unsandboxed run)
-    goes to `extra_data` and the autograder's log (stderr), which only staff see.
+    Everything in it is shown to the student; what is for the instructor (an unsandboxed run, a
+    learner id to check) goes to `extra_data` and the autograder's log (stderr), which only staff see.
     """
     tests = []
     for r in records:
@@ -100,23 +69,29 @@ def gradescope_results(records: list, warning: str = "") -> dict:
         "visibility": "visible",
         "tests": tests,
     }
-    if warning:
-        data["extra_data"] = {"instructor_warning": warning}
-        print(warning, file=sys.stderr)
+    staff = {"instructor_warning": warning} if warning else {}
+    notes = sorted({f"{r.submission}: {r.note}" for r in records if r.note})
+    if notes:
+        staff["learner_ids_to_check"] = notes
+    if staff:
+        data["extra_data"] = staff
+        print("\n".join(filter(None, [warning, *notes])), file=sys.stderr)
     return data
 
 
 def run_autograder(root: Path, timeout: float = 600, sandbox_mode: str = "auto") -> dict:
     """Grade the notebooks in root/submission as one learner; write root/results/results.json."""
-    learner = _learner(root)
+    learner, others, source = _learner(root)
     folder = root / "submission"
     files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
     sandbox = choose_sandbox(sandbox_mode, hidden=[root / "results"])
     results_dir = root / "results"
     with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as work:
         subs = submissions_of([Student(learner, "", files)], folder, Path(scratch))
+        notes = resolve_submissions(subs, {learner: others}, {learner: source})
         check_grader(sandbox, subs)  # GraderUnusable: no results.json, so Gradescope reports a failure, not 0
         records = grade_folder(subs, jobs=1, timeout=timeout, progress=False, sandbox=sandbox)
+        add_notes(records, notes)
         write_results(records, Path(work), warning=sandbox.warning)  # scores the records
     data = gradescope_results(records, sandbox.warning)
     if not files:

@@ -69,8 +69,11 @@ def _flag_lines(records: list) -> list[str]:
     return lines
 
 
-def summary_markdown(records: list[Record], warning: str = "") -> str:
-    """A Markdown summary: per exercise and part, counts per status and the pass rate."""
+def summary_markdown(records: list[Record], warning: str = "", matching: list[str] | None = None) -> str:
+    """A Markdown summary: per exercise and part, counts per status and the pass rate.
+
+    matching: what the roster matched of a Canvas download and what it could not (students.roster_matching).
+    """
     submissions = sorted({r.submission for r in records if r.status != "missing"})
     students = sorted({r.student for r in records})
     lines = ["# Grading summary", ""]
@@ -103,6 +106,8 @@ def summary_markdown(records: list[Record], warning: str = "") -> str:
     if missing:
         lines += ["", f"## Missing ({len(missing)})", "", ", ".join(f"`{m}`" for m in missing)]
     lines += _flag_lines(records)
+    if matching:
+        lines += ["", "## Canvas users and the roster", "", *(f"- {m}" for m in sorted(matching))]
     notes = sorted({f"`{r.submission}`: {r.note}" for r in records if r.note})
     if notes:
         lines += ["", "## Learner ids to check", "", *(f"- {n}" for n in notes)]
@@ -137,6 +142,7 @@ def write_results(
     shard: str = "",
     assignment: str = ASSIGNMENT,
     canvas_ids: dict[str, str] | None = None,
+    matching: list[str] | None = None,
 ) -> None:
     """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/ and grading.json in out.
 
@@ -159,7 +165,7 @@ def write_results(
                 "flags": "; ".join(r.flags),
             }
             writer.writerow(row)
-    (out / "summary.md").write_text(summary_markdown(records, warning))
+    (out / "summary.md").write_text(summary_markdown(records, warning, matching))
     grades = student_grades(records, names, set(roster_ids or []))
     write_gradebooks(grades, out, assignment, canvas_ids or {})
     write_feedback(records, grades, out)
@@ -170,6 +176,7 @@ def write_results(
         "warning": warning,
         "assignment": assignment,
         "canvas_ids": dict(canvas_ids or {}),
+        "matching": sorted(matching or []),
     }
     if shard:
         meta["shard"] = shard

@@ -71,10 +71,12 @@ def merge_outputs(shards: list[Path], out: Path) -> tuple[list, dict]:
         records += got
         names = meta.get("names", {}) | m.get("names", {})
         canvas_ids = meta.get("canvas_ids", {}) | m.get("canvas_ids", {})
+        matching = sorted(set(meta.get("matching", [])) | set(m.get("matching", [])))
         warning = meta.get("warning") or m.get("warning", "")
         meta = {k2: v for k2, v in m.items() if k2 != "shard"} | {
             "names": names,
             "canvas_ids": canvas_ids,
+            "matching": matching,
             "warning": warning,
             "total": n,
         }

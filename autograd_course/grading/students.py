@@ -11,7 +11,15 @@ from autograd_course.course import course_notebooks
 from autograd_course.grading.archives import ArchiveError, is_archive, unpack
 from autograd_course.grading.grade import Submission
 
-__all__ = ["RosterError", "Student", "find_students", "read_roster", "submissions_of"]
+__all__ = [
+    "RosterError",
+    "RosterRow",
+    "Student",
+    "find_students",
+    "read_roster",
+    "roster_matching",
+    "submissions_of",
+]
 
 
 LESSON_NAMES = frozenset(p.name for p in course_notebooks())
@@ -30,6 +38,7 @@ class Student:
     files: list[Path] = field(default_factory=list)
     on_roster: bool = True
     canvas_id: str = ""  # Canvas' own user id, when the files came from a Canvas download
+    matched_by: str = ""  # how a roster row found its Canvas files ("canvas_id", "name"), for summary.md
 
     def __repr__(self) -> str:
         return f"Student({self.id}, {len(self.files)} files)"
@@ -98,30 +107,109 @@ def _refuse_moodle_folders(unclaimed: list[str]) -> None:
         )
 
 
-def read_roster(path: Path) -> list[tuple[str, str, list[str]]]:
-    """(id, name, files) rows of a roster CSV: header id,name,files; files ';'-separated (optional)."""
+@dataclass(frozen=True)
+class RosterRow:
+    """One learner of the roster: id, name, the files named for them, their Canvas user id if known."""
+
+    id: str
+    name: str = ""
+    files: tuple[str, ...] = ()
+    canvas_id: str = ""
+
+    def __repr__(self) -> str:
+        return f"RosterRow({self.id})"
+
+
+# Canvas' own gradebook export (Grades > Export) as a roster: SIS User ID is the id, ID the Canvas user id.
+CANVAS_EXPORT = {"id": "SIS User ID", "name": "Student", "canvas_id": "ID"}
+
+
+def read_roster(path: Path) -> list[RosterRow]:
+    """The rows of a roster CSV: header id,name,files[,canvas_id] (files ';'-separated, optional),
+    or Canvas' gradebook export (Student, ID, SIS User ID, ...; its Points Possible row skipped)."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise RosterError(f"--roster {path}: cannot read it ({exc.strerror})") from None
     rows = list(csv.DictReader(text.splitlines()))
-    if not rows or "id" not in rows[0]:
-        raise RosterError(f"--roster {path}: expected a CSV with a header 'id,name,files'")
+    canvas = bool(rows) and set(CANVAS_EXPORT.values()) <= set(rows[0])
+    if not rows or ("id" not in rows[0] and not canvas):
+        raise RosterError(
+            f"--roster {path}: expected a CSV with a header 'id,name,files' (optional column canvas_id), "
+            "or Canvas' gradebook export (Student, ID, SIS User ID, ...)"
+        )
+    columns = CANVAS_EXPORT if canvas and "id" not in rows[0] else {k: k for k in CANVAS_EXPORT}
     out, seen = [], set()
     for n, row in enumerate(rows, start=2):
-        sid = (row.get("id") or "").strip()
+        sid = (row.get(columns["id"]) or "").strip()
+        if canvas and (row.get("Student") or "").strip().lower() == "points possible":
+            continue
+        if not sid and columns is CANVAS_EXPORT:
+            continue  # Canvas' Test Student has no SIS User ID: nobody to grade
         if not sid:
-            raise RosterError(f"--roster {path}, line {n}: empty id")
+            raise RosterError(f"--roster {path}, line {n}: empty {columns['id']}")
         if sid in seen:
             raise RosterError(f"--roster {path}, line {n}: id {sid!r} appears twice")
         seen.add(sid)
-        files = [f.strip() for f in (row.get("files") or "").split(";") if f.strip()]
-        out.append((sid, (row.get("name") or "").strip(), files))
+        files = tuple(f.strip() for f in (row.get("files") or "").split(";") if f.strip())
+        name, canvas_id = ((row.get(columns[k]) or "").strip() for k in ("name", "canvas_id"))
+        out.append(RosterRow(sid, name, files, canvas_id))
     return out
 
 
+def _name_keys(name: str) -> set[str]:
+    """The ways Canvas writes a name in a download's file names: its sortable name ("Smith, Jane"),
+    lower-cased, letters and digits only ("smithjane"); a roster may give "Jane Smith" or "Smith, Jane"."""
+    words = [re.sub(r"[^a-z0-9]", "", w) for w in re.split(r"[\s,]+", name.lower())]
+    words = [w for w in words if w]
+    return {"".join(words[k:] + words[:k]) for k in range(len(words))} if words else set()
+
+
+def _canvas_match(row: RosterRow, canvas: dict[str, Student], names: dict[str, list[str]]) -> tuple[str, str]:
+    """(Canvas user id, how) of the Canvas download entry that is this roster row's, else ("", "")."""
+    if row.canvas_id and row.canvas_id in canvas:
+        return row.canvas_id, "canvas_id"
+    found = {user for key in _name_keys(row.name) for user in names.get(key, [])}
+    return (found.pop(), "name") if len(found) == 1 else ("", "")
+
+
+def _roster_files(row: RosterRow, subs: Path) -> list[Path]:
+    paths = []
+    for f in row.files:
+        target = (subs / f).resolve()
+        if subs.resolve() not in target.parents:
+            raise RosterError(f"--roster: {row.id}'s file {f!r} is outside the submissions folder")
+        paths += _visible_files(target) if target.exists() else []
+    return paths
+
+
+def _roster_students(rows: list[RosterRow], subs: Path, layout: dict[str, Student]) -> list[Student]:
+    """The roster's students with their files: named files, else their own entry, else their Canvas files."""
+    canvas = {sid: s for sid, s in layout.items() if s.canvas_id}
+    names: dict[str, list[str]] = {}
+    for sid, s in canvas.items():
+        names.setdefault(s.name.lower(), []).append(sid)
+    keys = [k for row in rows for k in _name_keys(row.name)]
+    names = {k: v for k, v in names.items() if keys.count(k) <= 1}  # a name two roster rows share: no match
+    students, taken = [], set()
+    for row in rows:
+        student = Student(row.id, row.name, canvas_id=row.canvas_id)
+        if row.files:
+            student.files = _roster_files(row, subs)
+        elif row.id in layout:
+            student.files = list(layout[row.id].files)
+        else:
+            user, how = _canvas_match(row, canvas, names)
+            if user and user not in taken:
+                taken.add(user)
+                student.files, student.canvas_id, student.matched_by = list(canvas[user].files), user, how
+        students.append(student)
+    return students
+
+
 def find_students(subs: Path, roster: Path | None = None) -> list[Student]:
-    """Every student: from the roster (their files, or the layout entry of their id), else the layout.
+    """Every student: from the roster (their files, their layout entry, or their Canvas download files,
+    matched by the roster's canvas_id or by name), else the layout.
 
     Files nobody on the roster claims are graded too, as students not on the roster.
     """
@@ -129,19 +217,8 @@ def find_students(subs: Path, roster: Path | None = None) -> list[Student]:
     if roster is None:
         _refuse_moodle_folders(list(layout))
         return list(layout.values())
-    students, claimed = [], set()
-    for sid, name, files in read_roster(roster):
-        if files:
-            paths = []
-            for f in files:
-                target = (subs / f).resolve()
-                if subs.resolve() not in target.parents:
-                    raise RosterError(f"--roster: {sid}'s file {f!r} is outside the submissions folder")
-                paths += _visible_files(target) if target.exists() else []
-        else:
-            paths = layout[sid].files if sid in layout else []
-        claimed |= set(paths)
-        students.append(Student(sid, name, paths))
+    students = _roster_students(read_roster(roster), subs, layout)
+    claimed = {p for s in students for p in s.files}
     unclaimed = []
     for sid, student in layout.items():
         rest = [p for p in student.files if p not in claimed]
@@ -150,6 +227,23 @@ def find_students(subs: Path, roster: Path | None = None) -> list[Student]:
             students.append(Student(sid, student.name, rest, on_roster=False, canvas_id=student.canvas_id))
     _refuse_moodle_folders(unclaimed)
     return students
+
+
+def roster_matching(students: list[Student]) -> list[str]:
+    """What summary.md says of a Canvas download graded with a roster: who was matched how, who was not."""
+    lines = [
+        f"`{s.id}` ({s.name or 'no name'}): Canvas user {s.canvas_id}, matched by "
+        + ("the roster's canvas_id" if s.matched_by == "canvas_id" else "name")
+        for s in students
+        if s.matched_by
+    ]
+    lines += [
+        f"Canvas user {s.canvas_id} ({s.name}): not matched to a roster row (graded as `not on roster`); "
+        "add the roster's canvas_id column"
+        for s in students
+        if not s.on_roster and s.canvas_id
+    ]
+    return lines
 
 
 def _is_lesson(path: Path) -> bool:
@@ -178,7 +272,12 @@ def submissions_of(students: list[Student], subs: Path, scratch: Path) -> list[S
             except ArchiveError as exc:
                 found.append(Submission(student.id, label, path, problem=str(exc), learner=student.id))
                 continue
-            notebooks = [p for p in inner if p.suffix == ".ipynb" and not p.name.startswith(".")]
+            base = scratch / f"a{n}" / label
+            notebooks = [
+                p
+                for p in inner
+                if p.suffix == ".ipynb" and not p.name.startswith(".") and not _is_lesson(p.relative_to(base))
+            ]  # a zipped workspace: its lessons are skipped as they are in a folder
             if not notebooks:
                 why = f"{path.name}: no notebook inside"
                 found.append(Submission(student.id, label, path, problem=why, learner=student.id))
