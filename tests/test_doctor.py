@@ -265,18 +265,18 @@ def test_leaves_no_trace_also_when_train_step_raises(bug: str | None) -> None:
     def user_step() -> torch.Tensor:
         random.random(), np.random.rand(), torch.rand(1)  # the step consumes every RNG
         if bug == "shape":
-            model(torch.randn(3, 5))  # not an autograd error: propagates
+            model(torch.randn(3, 5))  # not an autograd error: a finding all the same
         loss = step()
         scheduler.step()
         return loss
 
     torch.manual_seed(1)
     before = _snapshot(model, optimizer)
+    found = diagnose(user_step, model, optimizer)
     if bug == "shape":
-        with pytest.raises(RuntimeError, match="shapes cannot be multiplied"):
-            diagnose(user_step, model, optimizer)
-    else:
-        diagnose(user_step, model, optimizer)
+        assert found.stage is Stage.BACKWARD_FAILED
+        assert isinstance(found.error, RuntimeError) and "shapes cannot be multiplied" in str(found.error)
+        assert "raised in the forward: the forward of module 'fc1' (Linear(" in "\n".join(found.evidence)
     _assert_same(before, _snapshot(model, optimizer))
 
 
