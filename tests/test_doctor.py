@@ -438,3 +438,20 @@ def test_inference_mode_and_a_forgotten_backward() -> None:
     d = diagnose(no_backward, model, optimizer)
     assert d.stage is Stage.GRAD_MISSING
     assert any("was loss.backward() called" in e for e in d.evidence)
+
+
+def test_an_error_diagnose_does_not_know_is_a_finding_with_the_error_kept_and_shown() -> None:
+    model = nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = model(X).mean()
+        loss.backward()
+        raise KeyError("batch 'labels'")  # the step's own code, not autograd
+
+    found = diagnose(step, model, optimizer)
+    assert found.stage is Stage.BACKWARD_FAILED and isinstance(found.error, KeyError)
+    assert "raised in train_step's own code" in "\n".join(found.evidence)
+    assert "KeyError" in repr(found) and "kept as .error" in repr(found)
+    assert "kept as <code>.error</code>" in found._repr_html_() and "KeyError" in found._repr_html_()
