@@ -8,7 +8,7 @@ from typing import Any
 import torch
 from torch import nn
 
-__all__ = ["model_tensors", "unregistered_tensors"]
+__all__ = ["model_tensors", "parameter_copies", "unregistered_tensors"]
 
 # What every nn.Module keeps in its __dict__ (hook tables, registries): never user state.
 _MODULE_INTERNALS = frozenset(vars(nn.Module()))
@@ -104,3 +104,38 @@ def unregistered_tensors(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
     modules = list(model.named_modules())
     seen = {id(m) for _, m in modules} | {id(p) for p in model.parameters()}
     return _unregistered(model, modules, seen)
+
+
+def _leaves(t: torch.Tensor, limit: int = 64) -> list[torch.Tensor]:
+    """The leaf tensors (AccumulateGrad variables) a small graph ends in; [] past `limit` nodes."""
+    found, stack, seen = [], [t.grad_fn], set()
+    while stack and len(seen) < limit:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        variable = getattr(node, "variable", None)
+        if isinstance(variable, torch.Tensor):
+            found.append(variable)
+        stack.extend(n for n, _ in node.next_functions)
+    return found if not stack else []
+
+
+def parameter_copies(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
+    """(attribute path, tensor) for every non-leaf tensor that requires grad, held directly as a
+    module attribute, whose graph ends only in leaves the model does not register.
+
+    `self.w = nn.Parameter(t).to(device)` keeps such a copy: the Parameter is not registered
+    (the attribute holds the copy), so it is neither in model.parameters() nor trained. A stored
+    activation (its graph ends in the model's own parameters) is not one.
+    """
+    registered = {id(p) for p in model.parameters()}
+    found = []
+    for prefix, module in model.named_modules():
+        for attr, value in vars(module).items():
+            if not (isinstance(value, torch.Tensor) and value.requires_grad and not value.is_leaf):
+                continue
+            leaves = _leaves(value)
+            if leaves and not any(id(leaf) in registered for leaf in leaves):
+                found.append((f"{prefix}.{attr}" if prefix else attr, value))
+    return found

@@ -265,18 +265,18 @@ def test_leaves_no_trace_also_when_train_step_raises(bug: str | None) -> None:
     def user_step() -> torch.Tensor:
         random.random(), np.random.rand(), torch.rand(1)  # the step consumes every RNG
         if bug == "shape":
-            model(torch.randn(3, 5))  # not an autograd error: propagates
+            model(torch.randn(3, 5))  # not an autograd error: a finding all the same
         loss = step()
         scheduler.step()
         return loss
 
     torch.manual_seed(1)
     before = _snapshot(model, optimizer)
+    found = diagnose(user_step, model, optimizer)
     if bug == "shape":
-        with pytest.raises(RuntimeError, match="shapes cannot be multiplied"):
-            diagnose(user_step, model, optimizer)
-    else:
-        diagnose(user_step, model, optimizer)
+        assert found.stage is Stage.BACKWARD_FAILED
+        assert isinstance(found.error, RuntimeError) and "shapes cannot be multiplied" in str(found.error)
+        assert "raised in the forward: the forward of module 'fc1' (Linear(" in "\n".join(found.evidence)
     _assert_same(before, _snapshot(model, optimizer))
 
 
@@ -438,3 +438,20 @@ def test_inference_mode_and_a_forgotten_backward() -> None:
     d = diagnose(no_backward, model, optimizer)
     assert d.stage is Stage.GRAD_MISSING
     assert any("was loss.backward() called" in e for e in d.evidence)
+
+
+def test_an_error_diagnose_does_not_know_is_a_finding_with_the_error_kept_and_shown() -> None:
+    model = nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = model(X).mean()
+        loss.backward()
+        raise KeyError("batch 'labels'")  # the step's own code, not autograd
+
+    found = diagnose(step, model, optimizer)
+    assert found.stage is Stage.BACKWARD_FAILED and isinstance(found.error, KeyError)
+    assert "raised in train_step's own code" in "\n".join(found.evidence)
+    assert "KeyError" in repr(found) and "kept as .error" in repr(found)
+    assert "kept as <code>.error</code>" in found._repr_html_() and "KeyError" in found._repr_html_()

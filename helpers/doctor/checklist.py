@@ -15,7 +15,15 @@ from typing import Any
 import torch
 from torch import nn
 
-from helpers.doctor.lookahead import NEAR_ZERO, WINDOW, LrAhead
+from helpers.doctor.explain import explain_error
+from helpers.doctor.findings import (
+    checkpoint_lines,
+    clipped_while_scaled,
+    copies_lines,
+    lr_falls_lines,
+    made_non_finite,
+)
+from helpers.doctor.lookahead import NEAR_ZERO, WINDOW, LrAhead, LrFall
 from helpers.doctor.probe import StepEvidence, autograd_error_kind, loss_reaches
 from helpers.gradients import optimizer_parameter_ids
 from helpers.status import Stage
@@ -29,6 +37,7 @@ class Finding:
 
     evidence: list[str]
     names: list[str] = field(default_factory=list)
+    advice: str | None = None  # advice for this finding, in place of the stage's
 
     def __repr__(self) -> str:
         return f"Finding({self.evidence!r}, names={self.names!r})"
@@ -52,6 +61,10 @@ class StepFacts:
     skipped: int = 0  # steps the GradScaler skipped so far, this one included
     first_scale: float | None = None  # the GradScaler's scale when diagnose began
     lr_ahead: list[LrAhead] = field(default_factory=list)  # groups at lr 0: when their schedule rises
+    lr_falls: list[LrFall] = field(default_factory=list)  # groups whose schedule drives lr toward 0 soon
+    copies: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # non-leaf parameter copies held
+    bad_at_start: list[str] = field(default_factory=list)  # parameters non-finite when this step began
+    previous_bad: bool = False  # bad_at_start were written by the previous step's optimizer.step()
     named: list[tuple[str, nn.Parameter]] = field(default_factory=list)
     requires: list[str] = field(default_factory=list)
     trainable: list[str] = field(default_factory=list)
@@ -117,6 +130,13 @@ def _origin(event: Any) -> list[str]:
     ]
 
 
+_BACKWARD_ADVICE = (
+    "an in-place change of a tensor backward needs (use the out-of-place op or "
+    ".clone()), a second backward through a freed graph (detach carried state between steps), or a "
+    "loss that is not a scalar (reduce it with .mean() or .sum())."
+)
+
+
 # ---- the checks, in checklist order ---------------------------------------------------------
 def _grad_mode(f: StepFacts) -> Finding | None:
     modes = f.ev.forward_grad_modes
@@ -129,11 +149,28 @@ def _grad_mode(f: StepFacts) -> Finding | None:
     return Finding([*lines, f.error_text] if f.error_text else lines)
 
 
+def _made_by_step(f: StepFacts) -> list[str]:
+    """Parameters this step's optimizer.step() made non-finite while every gradient was finite."""
+    ev = f.ev
+    if ev.error is not None or not ev.optimizer_log or ev.skipped_by_scaler:
+        return []
+    if any(not math.isfinite(ev.max_abs.get(n, 0.0)) for n in f.trainable):
+        return []  # non-finite gradients: GRAD_NON_FINITE names them
+    return [n for n in ev.bad_after if n not in ev.bad_before]
+
+
 def _forward_finite(f: StepFacts) -> Finding | None:
+    if f.bad_at_start:
+        lines, advice = made_non_finite(f, f.bad_at_start, at_start=True)
+        return Finding(lines, f.bad_at_start, advice)
     watch = f.ev.watch
     forward = [e for e in watch.events if e.phase == "forward"] if watch else []
     loss_bad = f.ev.loss_value is not None and not math.isfinite(f.ev.loss_value)
     if not (forward or loss_bad):
+        made = _made_by_step(f) if f.ev.loss_value is not None else []
+        if made:
+            lines, advice = made_non_finite(f, made, at_start=False)
+            return Finding(lines, made, advice)
         return None
     lines = [loss_text(f.ev)]
     if forward:
@@ -165,6 +202,8 @@ def _loss_in_graph(f: StepFacts) -> Finding | None:
 
 
 def _nothing_frozen_by_mistake(f: StepFacts) -> Finding | None:
+    if not f.requires and (f.unregistered or f.copies):
+        return None  # what trains is held but not registered: PARAMS_UNREGISTERED names it
     if not f.requires:
         return Finding(["no parameter of the model requires grad", f.error_text or loss_text(f.ev)])
     stray = [n for n, p in f.named if not p.requires_grad and not frozen_match(n, f.frozen)]
@@ -174,7 +213,12 @@ def _nothing_frozen_by_mistake(f: StepFacts) -> Finding | None:
 
 
 def _backward_ran(f: StepFacts) -> Finding | None:
-    return Finding([f.error_text]) if f.ev.error is not None else None
+    ev = f.ev
+    if ev.error is None:
+        return None
+    default = "Read the error: " + _BACKWARD_ADVICE
+    lines, advice = explain_error(ev.error, ev.raised, f.kind, f.model, ev.optimizer_log, default)
+    return Finding(lines, advice=None if advice == default else advice)
 
 
 def _gradients_present(f: StepFacts) -> Finding | None:
@@ -182,6 +226,9 @@ def _gradients_present(f: StepFacts) -> Finding | None:
     if not missing:
         return None
     lines = [f"no gradient reached {names_text(missing)} ({len(f.got)} of {len(f.requires)} trainable did)"]
+    checkpointed = checkpoint_lines(f, missing)
+    if checkpointed is not None:
+        return Finding(lines + checkpointed[0], missing, checkpointed[1])
     if not f.got:
         lines.append("the loss is connected to the parameters: was loss.backward() called?")
     return Finding(lines, missing)
@@ -221,13 +268,17 @@ def _scaler_overflow(f: StepFacts, bad: list[str]) -> Finding | None:
         if f.skipped
         else "GradScaler skipped no step: every element is finite, only the norm overflows"
     )
+    overflow = [n for n in f.trainable if not math.isfinite(ev.norms.get(n, 0.0))]
+    if not overflow:  # no single norm overflows, only their sum: name the largest
+        overflow = sorted(f.trainable, key=lambda n: -ev.norms.get(n, 0.0))[:3]
     lines = [
         f"the total gradient norm is inf: at scale {ev.scale:g} the scaled gradients' norm overflows "
-        f"float32 (largest |g| {largest:.4g} unscaled, {largest * ev.scale:.4g} scaled)",
+        f"float32 (largest |g| {largest:.4g} unscaled, {largest * ev.scale:.4g} scaled); every element "
+        f"is finite, the scaled norms that overflow are {names_text(overflow)}'s",
         skipped,
         _scale_too_large(f),
     ]
-    return Finding(lines, f.trainable)
+    return Finding(lines, overflow)
 
 
 def _gradients_finite(f: StepFacts) -> Finding | None:
@@ -251,6 +302,9 @@ def _magnitudes(f: StepFacts) -> Finding | None:
     ev = f.ev
     if ev.skipped_by_scaler or (ev.scale is not None and not math.isfinite(ev.sq_norm)):
         return None  # non-finite scaled gradients or norm, handled above
+    clipped = clipped_while_scaled(f)
+    if clipped is not None:
+        return Finding(clipped[0], f.trainable, clipped[1])
     norm = math.sqrt(ev.sq_norm)
     largest = max((ev.max_abs.get(n, 0.0) for n in f.trainable), default=0.0)
     unscaled = " (unscaled by the GradScaler's scale)" if ev.scale else ""
@@ -265,6 +319,13 @@ def _magnitudes(f: StepFacts) -> Finding | None:
 
 
 def _registered(f: StepFacts) -> Finding | None:
+    if f.copies:
+        paths = [path for path, _ in f.copies]
+        advice = (
+            "Register the parameter itself and move the module: self.w = nn.Parameter(tensor) then "
+            "model.to(device) (or nn.Parameter(tensor.to(device))), never nn.Parameter(...).to(device)."
+        )
+        return Finding(copies_lines(f.copies), paths, advice)
     if not f.unregistered:
         return None
     paths = [path for path, _ in f.unregistered]
@@ -344,6 +405,9 @@ def _parameters_moved(f: StepFacts) -> Finding | None:
         ]
     still = [n for n in should_move if not ev.moved.get(n, True)]
     if not (still or (should_move and ev.optimizer_steps == 0)):
+        if f.lr_falls:
+            lines, advice = lr_falls_lines(f.lr_falls)
+            return Finding(lines, [], advice)
         return None
     used = sorted(set(ev.lrs)) if ev.lrs is not None else "none (optimizer.step() was not called)"
     groups = sorted({group_of.get(id(params[n])) for n in still or should_move} & held.keys())
@@ -390,9 +454,7 @@ CHECKLIST: tuple[Check, ...] = (
         Stage.BACKWARD_FAILED,
         _backward_ran,
         "the autograd error train_step raised",
-        "Read the error: an in-place change of a tensor backward needs (use the out-of-place op or "
-        ".clone()), a second backward through a freed graph (detach carried state between steps), or a "
-        "loss that is not a scalar (reduce it with .mean() or .sum()).",
+        "Read the error: " + _BACKWARD_ADVICE,
     ),
     Check(
         Stage.GRAD_MISSING,

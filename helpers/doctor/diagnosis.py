@@ -13,11 +13,11 @@ from torch import nn
 
 from helpers._table import STATUS_COLOURS
 from helpers._validate import require_module
-from helpers._walk import unregistered_tensors
+from helpers._walk import parameter_copies, unregistered_tensors
 from helpers.doctor.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
 from helpers.doctor.compiled import run_eagerly, unwrap_compiled
 from helpers.doctor.discover import find_scalers, find_schedulers
-from helpers.doctor.lookahead import lr_ahead
+from helpers.doctor.lookahead import lr_ahead, lr_falls
 from helpers.doctor.probe import run_probed_step
 from helpers.doctor.state import TrainingState
 from helpers.gradients import classify_parameter_gradients, optimizer_parameter_ids
@@ -51,10 +51,15 @@ class Diagnosis:
         where = f" at step {self.step} of {self.steps}" if self.step else f" ({self.steps} steps)"
         return f"Diagnosis: {self.stage.name}{where}: {self.stage.value}"
 
+    def _error_text(self) -> str:
+        return f"{type(self.error).__name__}: {self.error}" if self.error is not None else ""
+
     def __repr__(self) -> str:
         lines = [self._headline(), "evidence:"]
         lines += [f"  - {e}" for e in self.evidence]
         lines += ["advice:", f"  {self.advice}"]
+        if self.error is not None:
+            lines += ["error (the original, kept as .error):", f"  {self._error_text()}"]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -65,7 +70,14 @@ class Diagnosis:
             f"<b>{html.escape(self.stage.name)}</b> {html.escape(self.stage.value)}"
             f"{html.escape(f' (step {self.step} of {self.steps})' if self.step else '')}</p>"
             f"<p><b>evidence</b></p><ul>{items}</ul>"
-            f"<p><b>advice</b>: {html.escape(self.advice)}</p></div>"
+            f"<p><b>advice</b>: {html.escape(self.advice)}</p>"
+            + (
+                f"<p><b>error</b> (the original, kept as <code>.error</code>): "
+                f"<code>{html.escape(self._error_text())}</code></p>"
+                if self.error is not None
+                else ""
+            )
+            + "</div>"
         )
 
 
@@ -90,7 +102,7 @@ def _validate(
         raise TypeError(
             f"expected train_step to be a function of no arguments, got {type(train_step).__name__}"
         )
-    require_module(model)
+    require_module(model, allow_empty=True)  # a model that holds only copies is a finding, below
     optimizer_parameter_ids(optimizer)
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ValueError(f"expected steps to be an int >= 1, got {steps!r}")
@@ -167,6 +179,8 @@ class _Run:
     compiled: bool
     grad_enabled: bool = field(default_factory=torch.is_grad_enabled)
     unregistered: list[tuple[str, torch.Tensor]] = field(default_factory=list)
+    copies: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # non-leaf parameter copies held
+    bad_at_start: list[str] = field(default_factory=list)  # parameters non-finite when diagnose began
     losses: list[float | None] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     skipped: int = 0
@@ -174,13 +188,13 @@ class _Run:
     start_epoch: int = 0  # the first scheduler's last_epoch when diagnose began
 
 
-def _walk_checklist(facts: StepFacts) -> tuple[Stage, list[str], list[str]]:
-    """The first stage whose check finds something, with its evidence and names; OK if none."""
+def _walk_checklist(facts: StepFacts) -> tuple[Stage, list[str], list[str], str]:
+    """The first stage whose check finds something, with its evidence, names and advice; OK if none."""
     for entry in CHECKLIST:
         finding = entry.check(facts)
         if finding is not None:
-            return entry.stage, finding.evidence, finding.names
-    return Stage.OK, [], []
+            return entry.stage, finding.evidence, finding.names, finding.advice or ADVICE[entry.stage]
+    return Stage.OK, [], [], ADVICE[Stage.OK]
 
 
 def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: int) -> Diagnosis | None:
@@ -191,27 +205,31 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
     run.skipped += ev.skipped_by_scaler
     if step == 1:
         run.first_scale, run.start_epoch = ev.scale, epoch
-    ahead = []
+    ahead, falls = [], []
     if run.schedulers and ev.lrs is not None:
         advanced = _epoch(run.schedulers) - epoch
         ahead = lr_ahead(run.optimizer, run.schedulers, ev.lrs, run.start_epoch, advanced)
+        if step == run.steps:  # only a step that passes everything else needs it
+            falls = lr_falls(run.optimizer, run.schedulers, ev.lrs, advanced)
     facts = StepFacts(
         ev, run.model, run.optimizer, run.frozen,
         max_grad_norm=run.max_grad_norm, min_grad=run.min_grad, grad_enabled_outside=run.grad_enabled,
         unregistered=run.unregistered, scheduled=bool(run.schedulers),
         all_skipped=step == run.steps and run.skipped == run.steps,
-        step=step, skipped=run.skipped, first_scale=run.first_scale, lr_ahead=ahead,
+        step=step, skipped=run.skipped, first_scale=run.first_scale, lr_ahead=ahead, lr_falls=falls,
+        copies=run.copies, bad_at_start=run.bad_at_start if step == 1 else [],
     )  # fmt: skip
-    stage, evidence, names = _walk_checklist(facts)
+    stage, evidence, names, advice = _walk_checklist(facts)
     if stage is Stage.GRAD_NON_FINITE and ev.scale is not None:  # the finding counts the skips
         run.notes = [n for n in run.notes if "GradScaler skipped" not in n]
     else:
         run.notes += _notes(ev, step, facts)
     if stage is Stage.OK and step < run.steps:
         return None
+    has_params = next(run.model.parameters(), None) is not None  # a model of copies has none
     reports = {
-        "gradients": classify_parameter_gradients(run.model, run.optimizer),
-        "changes": _changes(run.model, saved),
+        "gradients": classify_parameter_gradients(run.model, run.optimizer) if has_params else None,
+        "changes": _changes(run.model, saved) if has_params else None,
         "non_finite": ev.watch,
     }
     lines = [e for e in evidence if e] or [f"{run.steps} step(s) ran; losses {_losses(run.losses)}"]
@@ -220,7 +238,7 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
     return Diagnosis(
         stage=stage,
         evidence=lines + run.notes,
-        advice=ADVICE[stage],
+        advice=advice,
         step=None if stage is Stage.OK else step,
         steps=run.steps,
         names=names,
@@ -245,8 +263,9 @@ def diagnose(
     """Run train_step `steps` times under instrumentation and name the first checklist stage that fails.
 
     train_step is your own zero-argument iteration (forward, loss, backward, optimizer.step())
-    returning the loss (or a tuple that starts with it). Autograd errors it raises become
-    evidence; other errors propagate.
+    returning the loss (or a tuple that starts with it). Every error it raises becomes a finding
+    (BACKWARD_FAILED): where it was raised (forward, backward, optimizer step), what raised it,
+    what to look at, and the error itself as `.error`; diagnose never re-raises it.
     Parameters, .grad, buffers, optimizer state, RNG states, the optimizer's learning-rate
     schedulers (found through the optimizer, or pass `schedulers=`) and the step's GradScaler
     (found in train_step's closure and globals, or pass `scaler=`) are restored afterwards, always.
@@ -263,7 +282,11 @@ def diagnose(
         compiled=compiled,
     )  # fmt: skip
     run.unregistered = unregistered_tensors(model)
+    run.copies = parameter_copies(model)
+    if next(model.parameters(), None) is None and not (run.unregistered or run.copies):
+        require_module(model)  # nothing to diagnose: the clear error
     saved = TrainingState(model, optimizer, run.schedulers, [run.scaler] if run.scaler else [])
+    run.bad_at_start = saved.non_finite_names()
     try:
         with run_eagerly():
             for step in range(1, steps + 1):

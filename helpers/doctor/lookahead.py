@@ -18,7 +18,18 @@ from typing import Any
 
 import torch
 
-__all__ = ["NEAR_ZERO", "WINDOW", "LrAhead", "lr_ahead", "lrs_ahead", "near_zero"]
+__all__ = [
+    "FALLS_TO",
+    "FALL_WINDOW",
+    "NEAR_ZERO",
+    "WINDOW",
+    "LrAhead",
+    "LrFall",
+    "lr_ahead",
+    "lr_falls",
+    "lrs_ahead",
+    "near_zero",
+]
 
 WINDOW = 1000  # scheduler steps looked ahead
 NEAR_ZERO = 1e-6  # an lr at most this times the group's initial lr counts as 0
@@ -142,3 +153,51 @@ def lr_ahead(
         for i in zero
         if i not in unknown
     ]
+
+
+FALL_WINDOW = 200  # scheduler steps looked ahead for a learning rate that falls toward 0
+FALLS_TO = 1e-3  # toward 0: at most this fraction of the lr the step used
+
+
+@dataclass(frozen=True)
+class LrFall:
+    """A param group whose schedule, stepped by train_step itself, drives its lr toward 0 soon."""
+
+    group: int
+    scheduler: str
+    per_call: int  # scheduler steps per call of train_step
+    lr_now: float
+    lr_then: float
+    calls: int  # calls of train_step until lr is at most `fraction` of lr_now
+    fraction: float = FALLS_TO
+
+    def __repr__(self) -> str:
+        fall = f"{self.lr_now:g} -> {self.lr_then:g}"
+        return f"LrFall(group {self.group}, {self.scheduler}: {fall} in {self.calls} calls)"
+
+
+def lr_falls(
+    optimizer: torch.optim.Optimizer,
+    schedulers: Sequence[Any],
+    step_lrs: Sequence[float],
+    per_call: int,
+    window: int = FALL_WINDOW,
+) -> list[LrFall]:
+    """Param groups whose lr falls to at most FALLS_TO of the lr the step used within `window`
+    scheduler steps, when train_step steps the schedulers itself (`per_call` >= 1 times a call).
+
+    A schedule sized for a whole run of many batches falls that far only after thousands of
+    steps; one meant per epoch and stepped per batch falls within a fraction of an epoch.
+    """
+    if per_call < 1 or not schedulers or any(isinstance(s, ReduceLROnPlateau) for s in schedulers):
+        return []
+    name = type(schedulers[0]).__name__
+    pending = {i: lr for i, lr in enumerate(step_lrs) if lr > 0.0}
+    found: list[LrFall] = []
+    for k, (_, lrs) in enumerate(lrs_ahead(optimizer, schedulers, window) if pending else (), start=1):
+        for i in [i for i in pending if i < len(lrs) and abs(lrs[i]) <= FALLS_TO * pending[i]]:
+            calls = max(1, -(-k // per_call))
+            found.append(LrFall(i, name, per_call, pending.pop(i), lrs[i], calls))
+        if not pending:
+            break
+    return found

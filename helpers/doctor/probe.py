@@ -13,7 +13,9 @@ from torch import nn
 
 from helpers._stats import abs_max, dense_values, host_floats, on_device
 from helpers.doctor.nonfinite import NonFiniteWatch
+from helpers.doctor.raised import RaisedAt, locate_error
 from helpers.doctor.state import TrainingState, _fingerprint
+from helpers.doctor.steplog import OptimizerStep, StepLog
 from helpers.graph import backward_nodes
 from helpers.parameters import moved_elements
 
@@ -74,6 +76,13 @@ class StepEvidence:
     scale_after: float | None = None  # its scale after the step (lower: the scaler skipped the step)
     moved: dict[str, bool] = field(default_factory=dict)  # parameter -> changed by this step
     watch: NonFiniteWatch | None = None
+    raised: RaisedAt | None = None  # where the error was raised, when train_step raised one
+    norms: dict[str, float] = field(default_factory=dict)  # parameter -> norm of its incoming gradients
+    step_sq_norm: float | None = None  # sum of squared .grad norms when the first optimizer.step() began
+    bad_before: list[str] = field(default_factory=list)  # parameters non-finite before this step moved them
+    bad_after: list[str] = field(default_factory=list)  # parameters non-finite after this step
+    optimizer_log: list[OptimizerStep] = field(default_factory=list)  # every optimizer.step(), any optimizer
+    checkpointed: dict[str, str] = field(default_factory=dict)  # module -> where a checkpoint ran it
 
     @property
     def skipped_by_scaler(self) -> bool:
@@ -133,6 +142,10 @@ class _Probe:
                 self.state.keep_optimizer()
                 for name, param in self.model.named_parameters():
                     self._before_change(name, param)
+                    if param.grad is not None and param.grad.numel():  # what the update will use
+                        self.values.append(
+                            ("step_norm", name, torch.linalg.vector_norm(dense_values(param.grad)))
+                        )
 
         self.handles.append(self.model.register_forward_pre_hook(pre))
         self.handles.append(self.optimizer.register_step_pre_hook(step_pre))
@@ -165,7 +178,10 @@ class _Probe:
                 moved.append(moved_elements(p.detach(), on_device(kept, p.device)).any().double())
             else:
                 moved.append(moved_elements(_fingerprint(p), self.prints[n]).any().double())
-        tensors = [v for _, _, v in self.values] + moved
+        # min and max (a fingerprint's last two) are finite exactly when every element is
+        finite_before = [torch.isfinite(self.prints[n][2:]).all().double() for n in moved_names]
+        finite_after = [torch.isfinite(_fingerprint(named[n])[2:]).all().double() for n in moved_names]
+        tensors = [v for _, _, v in self.values] + moved + finite_before + finite_after
         has_loss = isinstance(loss, torch.Tensor) and loss.numel() == 1 and loss.is_floating_point()
         if has_loss:
             tensors.append(loss.detach().reshape(()))
@@ -174,7 +190,12 @@ class _Probe:
             ev.loss_value = numbers.pop()
         elif isinstance(loss, (int, float)) and not isinstance(loss, bool):
             ev.loss_value = float(loss)
-        ev.moved = {n: bool(v) for n, v in zip(moved_names, numbers[len(self.values) :])}
+        count, k = len(moved_names), len(self.values)
+        ev.moved = {n: bool(v) for n, v in zip(moved_names, numbers[k : k + count])}
+        before = numbers[k + count : k + 2 * count]
+        after = numbers[k + 2 * count : k + 3 * count]
+        ev.bad_before = [n for n, v in zip(moved_names, before) if not v]
+        ev.bad_after = [n for n, v in zip(moved_names, after) if not v]
         scale = ev.scale or 1.0
         for (kind, name, _), value in zip(self.values, numbers):
             if kind == "leftover":
@@ -182,8 +203,11 @@ class _Probe:
             elif kind == "max_abs":
                 value /= scale
                 ev.max_abs[name] = value if math.isnan(value) else max(ev.max_abs.get(name, 0.0), value)
+            elif kind == "step_norm":  # the optimizer sees unscaled gradients (scaler.step unscales)
+                ev.step_sq_norm = (ev.step_sq_norm or 0.0) + value**2
             else:
                 ev.sq_norm += (value / scale) ** 2
+                ev.norms[name] = math.hypot(ev.norms.get(name, 0.0), value / scale)
         self.values.clear()
         self.prints.clear()
 
@@ -196,24 +220,27 @@ def run_probed_step(
     scaler: torch.amp.GradScaler | None = None,
     first: bool = True,
 ) -> StepEvidence:
-    """Run train_step once under the probe and a non-finite watch; autograd errors are kept.
+    """Run train_step once under the probe and a non-finite watch; every error it raises is kept,
+    with where it was raised (forward, backward, optimizer step), never re-raised.
 
     The watch runs compiled code eagerly (torch.compiler.set_stance), so every hook fires.
     """
     probe = _Probe(model, optimizer, state)
     watch = NonFiniteWatch(model)
+    log = StepLog(model, optimizer, state)
     probe.evidence.watch = watch
     if scaler is not None:
         probe.evidence.scale = scaler.get_scale()
-    with probe, watch:
+    with probe, watch, log:
         try:
             result = train_step()
             # a step may return (loss, outputs, ...): the loss comes first
             probe.evidence.loss = result[0] if isinstance(result, (tuple, list)) and result else result
-        except RuntimeError as exc:
-            if autograd_error_kind(exc) is None:
-                raise
+        except Exception as exc:
             probe.evidence.error = exc
+            probe.evidence.raised = locate_error(exc, model)
+    probe.evidence.optimizer_log = log.steps
+    probe.evidence.checkpointed = log.checkpointed
     if scaler is not None:
         probe.evidence.scale_after = scaler.get_scale()
     probe.read(exact_before=first)

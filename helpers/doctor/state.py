@@ -140,6 +140,17 @@ class TrainingState:
                 for p, entry in self.optimizer.state.items()
             }
 
+    def non_finite_names(self) -> list[str]:
+        """Names of the model's parameters that held NaN or Inf when the state was taken (from the
+        fingerprints' min and max, read back once; nothing when every one is finite)."""
+        if self.start_prints is None:
+            return []
+        finite = torch.isfinite(self.start_prints[:, 2:]).all(dim=1)
+        if bool(finite.all()):
+            return []
+        ids = {id(p): n for n, p in self.model.named_parameters()}
+        return [ids[id(p)] for p, ok in zip(self.params, finite.tolist()) if not ok and id(p) in ids]
+
     def before(self, param: torch.Tensor) -> torch.Tensor | None:
         """The value a parameter had when diagnose began, if it was copied."""
         return self.kept.get(id(param))

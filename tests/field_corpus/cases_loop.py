@@ -1,0 +1,197 @@
+"""The training loop: zero_grad, GAN update order, schedulers stepped at the wrong rate."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from field_corpus.case import Case, Setup, mlp, regression
+from helpers import Stage
+
+
+def no_zero_grad() -> Setup:
+    # IDEA-Research/DN-DETR#19 and LoreGoetschalckx/GANalyze#7: optimizer.zero_grad() is never called.
+    model, (x, y) = mlp(), regression()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+
+    def step() -> torch.Tensor:
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 0.1)
+        optimizer.step()
+        return loss
+
+    return Setup(step, model, optimizer)
+
+
+def _gan(seed: int = 0) -> tuple[nn.Module, nn.Module]:
+    torch.manual_seed(seed)
+    g = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 15))
+    d = nn.Sequential(nn.Linear(15, 16), nn.ReLU(), nn.Linear(16, 1), nn.Sigmoid())
+    return g, d
+
+
+def gan_step_before_backward() -> Setup:
+    # pytorch/pytorch#39141: D_loss.backward(retain_graph=True); opt_D.step(); G_loss.backward():
+    # G_loss goes through D, whose weights opt_D.step() just changed in place.
+    g, d = _gan()
+    opt_d = torch.optim.Adam(d.parameters(), lr=1e-4)
+    opt_g = torch.optim.Adam(g.parameters(), lr=1e-4)
+    real = torch.sin(torch.linspace(-1, 1, 15)).expand(8, 15)
+    ideas = torch.randn(8, 5)
+
+    def step() -> torch.Tensor:
+        paintings = g(ideas)
+        prob_real, prob_fake = d(real), d(paintings)
+        d_loss = -torch.mean(torch.log(prob_real) + torch.log(1.0 - prob_fake))
+        g_loss = torch.mean(torch.log(1.0 - prob_fake))
+        opt_d.zero_grad()
+        d_loss.backward(retain_graph=True)
+        opt_d.step()
+        opt_g.zero_grad()
+        g_loss.backward()
+        opt_g.step()
+        return g_loss
+
+    return Setup(step, nn.ModuleDict({"G": g, "D": d}), opt_g)
+
+
+def vae_step_before_discriminator() -> Setup:
+    # 1Konny/FactorVAE#15 and YannDubs/disentangling-vae#62: optim_VAE.step() runs, then a loss
+    # built from D(z) before that step is backpropagated.
+    torch.manual_seed(0)
+    vae = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 4))
+    disc = nn.Sequential(nn.Linear(4, 8), nn.LeakyReLU(0.2), nn.Linear(8, 2))
+    optim_vae = torch.optim.Adam(vae.parameters(), lr=1e-4)
+    optim_d = torch.optim.Adam(disc.parameters(), lr=1e-4)
+    x = torch.randn(8, 6)
+    zeros, ones = torch.zeros(8, dtype=torch.long), torch.ones(8, dtype=torch.long)
+
+    def step() -> torch.Tensor:
+        z = vae(x)
+        d_z = disc(z)
+        vae_loss = z.pow(2).mean() + (d_z[:, :1] - d_z[:, 1:]).mean()
+        optim_vae.zero_grad()
+        vae_loss.backward(retain_graph=True)
+        optim_vae.step()
+        d_z_perm = disc(z[torch.randperm(8)].detach())
+        ce = nn.functional.cross_entropy
+        d_tc_loss = 0.5 * (ce(d_z, zeros) + ce(d_z_perm, ones))
+        optim_d.zero_grad()
+        d_tc_loss.backward()
+        optim_d.step()
+        return d_tc_loss
+
+    return Setup(step, nn.ModuleDict({"vae": vae, "D": disc}), optim_d)
+
+
+def cyclegan_discriminator_updated() -> Setup:
+    # cy-xu/simple_CycleGAN#3 (pointing to pytorch/pytorch#39141): the discriminator's parameters
+    # are updated in place but still needed by the generator's backward.
+    g, d = _gan(1)
+    opt_d = torch.optim.SGD(d.parameters(), lr=0.1)
+    opt_g = torch.optim.SGD(g.parameters(), lr=0.1)
+    real, noise = torch.randn(4, 15), torch.randn(4, 5)
+
+    def step() -> torch.Tensor:
+        fake = g(noise)
+        loss_g = (1 - d(fake)).pow(2).mean()
+        loss_d = (1 - d(real)).pow(2).mean() + d(fake.detach()).pow(2).mean()
+        opt_d.zero_grad()
+        loss_d.backward()
+        opt_d.step()
+        opt_g.zero_grad()
+        loss_g.backward()
+        opt_g.step()
+        return loss_g
+
+    return Setup(step, nn.ModuleDict({"G": g, "D": d}), opt_g)
+
+
+def scheduler_per_step(kind: str) -> Setup:
+    # leftthomas/SRGAN#94: StepLR(step_size=epochs // 2, gamma=0.1) stepped at every training step;
+    # ivadomed/ivadomed#55: the scheduler stepped in the batch loop instead of the epoch loop.
+    model, (x, y) = mlp(), regression()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    if kind == "step":
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=100 // 2, gamma=0.1)
+    else:
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=100)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()  # the fix: once per epoch, after the batch loop
+        return loss
+
+    return Setup(step, model, optimizer)
+
+
+CASES = (
+    Case(
+        "dn_detr_zero_grad",
+        "https://github.com/IDEA-Research/DN-DETR/issues/19",
+        "optimizer.zero_grad() is missing: every step accumulates all earlier gradients",
+        Stage.GRADS_ACCUMULATING,
+        ("still held a non-zero .grad", "zero_grad"),
+        no_zero_grad,
+    ),
+    Case(
+        "ganalyze_zero_grad",
+        "https://github.com/LoreGoetschalckx/GANalyze/issues/7",
+        "optimizer.zero_grad() is not used in the training loop",
+        Stage.GRADS_ACCUMULATING,
+        ("0.weight", "zero_grad"),
+        no_zero_grad,
+    ),
+    Case(
+        "gan_sin_opt_d_step",
+        "https://github.com/pytorch/pytorch/issues/39141",
+        "the discriminator parameters are updated in place by opt_D.step() but needed by G_loss.backward()",
+        Stage.BACKWARD_FAILED,
+        ("Adam.step() -> D.2.weight", "before that optimizer.step()"),
+        gan_step_before_backward,
+    ),
+    Case(
+        "factor_vae_optim_step",
+        "https://github.com/1Konny/FactorVAE/issues/15",
+        "the VAE's optimizer performs a step before D_tc_loss.backward(), which needs the old values",
+        Stage.BACKWARD_FAILED,
+        ("Adam.step() -> vae.2.weight", "optimizer.step() writes every parameter it holds in place"),
+        vae_step_before_discriminator,
+    ),
+    Case(
+        "disentangling_vae_step",
+        "https://github.com/YannDubs/disentangling-vae/issues/62",
+        "the call of optimizer.step() before d_tc_loss.backward()",
+        Stage.BACKWARD_FAILED,
+        ("optimizer.step() ran 1 time(s) earlier in this train_step",),
+        vae_step_before_discriminator,
+    ),
+    Case(
+        "simple_cyclegan_inplace",
+        "https://github.com/cy-xu/simple_CycleGAN/issues/3",
+        "the discriminator parameters are updated in place but also needed afterwards",
+        Stage.BACKWARD_FAILED,
+        ("SGD.step() -> D.",),
+        cyclegan_discriminator_updated,
+    ),
+    Case(
+        "srgan_steplr_per_step",
+        "https://github.com/leftthomas/SRGAN/issues/94",
+        "StepLR(step_size=epochs // 2) stepped at each training step: the lr quickly becomes zero",
+        Stage.PARAMS_NOT_UPDATED,
+        ("StepLR is stepped 1 time(s) per call of train_step", "once per epoch"),
+        lambda: scheduler_per_step("step"),
+    ),
+    Case(
+        "ivadomed_scheduler_batch_loop",
+        "https://github.com/ivadomed/ivadomed/pull/55",
+        "the scheduler was stepped in the batch loop instead of the epoch loop",
+        Stage.PARAMS_NOT_UPDATED,
+        ("CosineAnnealingLR", "T_max"),
+        lambda: scheduler_per_step("cosine"),
+    ),
+)

@@ -1,0 +1,64 @@
+"""Models behind wrappers: DistributedDataParallel (one process, gloo, on the CPU)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+from field_corpus.case import Case, Setup, regression
+from helpers import Stage
+
+
+class _TwoHeads(nn.Module):
+    """ZhengYinan-AIR/Diffusion-Planner#65: a module whose parameters are not all used for the loss."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.encoder = nn.Linear(4, 8)
+        self.plan_head = nn.Linear(8, 1)
+        self.aux_head = nn.Linear(8, 1)  # computed by nothing that reaches the loss
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.plan_head(torch.relu(self.encoder(x)))
+
+
+def ddp_unused_parameters() -> Setup:
+    handle, path = tempfile.mkstemp(prefix="ddp-store-")
+    os.close(handle)
+    os.unlink(path)  # the file store creates it
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method=f"file://{path}", rank=0, world_size=1)
+    model = nn.parallel.DistributedDataParallel(_TwoHeads())
+    x, y = regression()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    def cleanup() -> None:
+        dist.destroy_process_group()
+        if os.path.exists(path):
+            os.unlink(path)
+
+    return Setup(step, model, optimizer, cleanup=cleanup)
+
+
+CASES = (
+    Case(
+        "ddp_unused_parameters",
+        "https://github.com/ZhengYinan-AIR/Diffusion-Planner/issues/65",
+        "not all parameters are used for calculating the loss (DDP: find_unused_parameters)",
+        Stage.GRAD_MISSING,
+        ("module.aux_head.weight", "whether their module is used at all"),
+        ddp_unused_parameters,
+    ),
+)

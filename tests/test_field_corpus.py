@@ -1,0 +1,56 @@
+"""The toolkit on the field corpus: every case's stated cause is named, and diagnose raises for none."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from field_corpus import CASES, Case
+
+from helpers import Stage, diagnose, watch_non_finite
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _finding(case: Case) -> tuple[Stage, str]:
+    """(stage, the finding's text) for one case, running the toolkit its way."""
+    setup = case.build()
+    try:
+        if case.tool == "watch":
+            with watch_non_finite(setup.model) as watch:
+                setup.step()
+            first = watch.first
+            return (Stage.FORWARD_NON_FINITE if first and first.phase == "forward" else Stage.OK), (
+                first.where if first else ""
+            )
+        found = diagnose(setup.step, setup.model, setup.optimizer, **setup.options)
+        return found.stage, "\n".join([*found.evidence, found.advice, repr(found)])
+    finally:
+        if setup.cleanup is not None:
+            setup.cleanup()
+
+
+@pytest.mark.filterwarnings("ignore:None of the inputs have requires_grad=True")  # the LoRA threads' symptom
+@pytest.mark.parametrize("case", CASES, ids=[c.key for c in CASES])
+def test_the_toolkit_names_the_threads_cause(case: Case) -> None:
+    stage, text = _finding(case)
+    assert stage is case.stage, f"{case.key}: {stage} for {case.cause!r}\n{text}"
+    missing = [n for n in case.names if n not in text]
+    assert not missing, f"{case.key}: the finding does not name {missing}\n{text}"
+
+
+def test_every_case_cites_a_public_thread_once_and_declares_what_it_expects() -> None:
+    assert len(CASES) >= 30
+    keys = [c.key for c in CASES]
+    assert len(set(keys)) == len(keys)
+    for case in CASES:
+        assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+/(issues|pull)/\d+", case.url), case.url
+        assert case.cause and case.names and case.tool in ("diagnose", "watch")
+
+
+def test_the_readme_reports_the_corpus_figure() -> None:
+    text = README.read_text(encoding="utf-8")
+    figure = re.search(r"field corpus: (\d+) of (\d+) ", text)
+    assert figure, "README's toolkit section states the field corpus figure"
+    assert int(figure.group(1)) == int(figure.group(2)) == len(CASES)
