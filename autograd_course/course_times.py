@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from autograd_course.protocol import META_KEY
+
 __all__ = [
     "ACTIVITY_MINUTES",
     "CODE_LINES_PER_MINUTE",
@@ -159,13 +161,14 @@ class Estimate:
         )
 
 
+def _answers(cells: list[dict[str, Any]], key: str) -> list[tuple[dict[str, Any], str]]:
+    """(cell, its id under key) for every answer cell of a your-turn activity ("yourturn") or exercise."""
+    metas = ((c, c.get("metadata", {}).get(META_KEY, {})) for c in cells)
+    return [(c, str(m[key])) for c, m in metas if m.get("role") == "answer" and key in m]
+
+
 def _kinds(cells: list[dict[str, Any]], solutions: Mapping[str, str] | None) -> tuple[str, ...]:
-    answers = [
-        (c, c["metadata"]["autograd_course"]["yourturn"])
-        for c in cells
-        if c.get("metadata", {}).get("autograd_course", {}).get("role") == "answer"
-        and "yourturn" in c["metadata"]["autograd_course"]
-    ]
+    answers = _answers(cells, "yourturn")
     if solutions is None:
         solutions = {
             k: v
@@ -181,12 +184,7 @@ def _kinds(cells: list[dict[str, Any]], solutions: Mapping[str, str] | None) -> 
 def estimate(notebook: Path, solutions: Mapping[str, str] | None = None) -> Estimate:
     """The estimate for one notebook file; solutions (activity id -> code) default to the declared ones."""
     cells = json.loads(Path(notebook).read_text(encoding="utf-8")).get("cells", [])
-    parts = sum(
-        1
-        for c in cells
-        if c.get("metadata", {}).get("autograd_course", {}).get("role") == "answer"
-        and "exercise" in c["metadata"]["autograd_course"]
-    )
+    parts = len(_answers(cells, "exercise"))
     return Estimate(
         Path(notebook).name, prose_words(cells), code_lines(cells), _kinds(cells, solutions), parts
     )
