@@ -1,9 +1,10 @@
-"""Writes README.md's course map (lessons, minutes, the challenge's time) from COURSE_MAP and the notebooks.
+"""Writes README.md's course map and each lesson's stated time from COURSE_MAP and the notebooks.
 
-    python -m autograd_course.readme_map            # rewrite the table between the course-map markers
-    python -m autograd_course.readme_map --check    # exit 1 when README.md is stale (no write)
+    python -m autograd_course.readme_map            # rewrite the course map and the lessons' time lines
+    python -m autograd_course.readme_map --check    # exit 1 when either is stale (no write)
 
-The minutes come from `autograd_course.course_times`; run this after any lesson or exercise changes.
+The minutes come from `autograd_course.course_times` (the lessons' lines: `autograd_course.stated_times`);
+run this after any lesson or exercise changes.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograd_course.course import COURSE_MAP, challenge_minutes, course_root, exercise_notebooks
+from autograd_course.course import COURSE_MAP, challenge_minutes, content_dir, course_root, exercise_notebooks
+from autograd_course.stated_times import stale_lessons, update_lesson
 
 __all__ = ["BEGIN", "END", "course_map_markdown", "main", "updated_readme"]
 
@@ -45,30 +47,57 @@ def updated_readme(text: str) -> str:
     return f"{head}{BEGIN}\n{course_map_markdown()}\n{END}{tail}"
 
 
-def main(argv: list[str] | None = None) -> int:
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m autograd_course.readme_map", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("--check", action="store_true", help="exit 1 when README.md is stale; write nothing")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 when README.md or a lesson's time is stale; write nothing",
+    )
     parser.add_argument(
         "--readme", type=Path, default=None, help="the README to update (default: the course's)"
     )
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--notebooks",
+        type=Path,
+        default=None,
+        help="the lessons to update (default: the course's notebooks/)",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
     readme = args.readme or course_root() / "README.md"
+    lessons = args.notebooks or content_dir("notebooks")
     try:
         text = readme.read_text(encoding="utf-8")
         new = updated_readme(text)
+        stale = stale_lessons(lessons)
     except (OSError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if args.check:
         if new != text:
             print(f"{readme} is stale: run python -m autograd_course.readme_map", file=sys.stderr)
-            return 1
-        return 0
+        if stale:
+            print(
+                f"stated times are stale in {', '.join(stale)}: run python -m autograd_course.readme_map",
+                file=sys.stderr,
+            )
+        return 1 if new != text or stale else 0
     if new != text:
         readme.write_text(new, encoding="utf-8")
         print(f"updated the course map in {readme}")
+    try:
+        for name in stale:
+            update_lesson(lessons / name)
+            print(f"updated the stated time in {name}")
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -36,7 +36,7 @@ LANGUAGE_INFO_KEYS = {
 WIDGET_REPR = re.compile(
     r"^(VBox|HBox|Box|interactive|IntSlider|FloatSlider|Dropdown|ToggleButtons|Checkbox)\("
 )
-# Notebooks whose row in issue 3 asks for a widget; checked whenever the notebook is present.
+# The lessons whose idea a learner explores best with a slider (gradient growth, grad modes, clipping).
 WIDGET_NOTEBOOKS = ("02", "05", "10")
 
 by_name = pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
@@ -328,7 +328,7 @@ def imports_ipywidgets(path: Path) -> bool:
 def test_widget_notebooks_have_widgets(wanted: str) -> None:
     present = [p for p in NOTEBOOKS if number(p) == wanted]
     assert present, f"notebook {wanted} is missing from notebooks/"
-    assert imports_ipywidgets(present[0]), f"{present[0].name}: the issue asks for a widget here"
+    assert imports_ipywidgets(present[0]), f"{present[0].name}: this lesson teaches with a widget"
 
 
 def test_course_has_widgets_in_three_notebooks() -> None:
