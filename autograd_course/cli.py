@@ -53,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Autograd Debugging: a course on finding and fixing PyTorch autograd bugs.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Subcommands get a plain parser: the course map is the top-level help's epilog, not theirs.
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=argparse.ArgumentParser)
     for module in _command_modules():
         child = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(child)

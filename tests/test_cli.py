@@ -182,3 +182,14 @@ def test_help_names_the_workspace_folders(capsys):
         main(["--help"])
     out = capsys.readouterr().out
     assert "DIR/lessons/" in out and "DIR/backups/" in out and "autograd-course check DIR" in out
+
+
+def test_the_course_map_is_the_top_level_helps_epilog_and_a_commands_own_epilog_is_kept(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = capsys.readouterr().out
+    assert "Course map (the lessons, in order):" in top and "\n  00  The mental model" in top
+    with pytest.raises(SystemExit):
+        main(["grade", "--help"])
+    grade = capsys.readouterr().out
+    assert "Course map" not in grade and "exit status: 0 grading completed" in grade

@@ -11,9 +11,15 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.challenge import Variant
+from autograd_course.challenge.catalogue import BUGS, EXERCISES, build_broken
+from autograd_course.challenge.contract import judge_evidence
+from autograd_course.challenge.evidence import summarize
 from autograd_course.challenge.fixcheck import CHECKS
-from autograd_course.grading.scoring import exercise_max, part_max
+from autograd_course.challenge.reference import REFERENCE_STEPS
+from autograd_course.grading.grade import Record
+from autograd_course.grading.scoring import check_points, exercise_max, part_max, score
+from helpers import grad_norm, make_tiny_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 GRADING = (ROOT / "docs" / "grading.md").read_text(encoding="utf-8")
@@ -33,9 +39,49 @@ def test_grading_md_states_the_points_the_code_gives():
     points = GRADING.split("## Points", 1)[1].split("\n## ", 1)[0]
     text = " ".join(points.split())
     assert f"part 1 is worth {part_max(1):g} points" in text
-    assert f"part 2 is worth {part_max(2):g}, 1 point per check" in text and part_max(2) == len(CHECKS)
+    assert f"part 2 is worth {part_max(2):g}, all of them for a correct fix" in text
+    assert part_max(2) == len(CHECKS)
     assert all(f"`{check}`" in text for check in CHECKS)
     assert f"so {exercise_max():g} per exercise and {exercise_max() * len(EXERCISES):g} for the" in text
+
+
+def _section(title: str) -> str:
+    return " ".join(GRADING.split(f"## {title}", 1)[1].split("\n## ", 1)[0].split())
+
+
+def test_grading_md_states_partial_credit_as_the_scorer_counts_it():
+    text = _section("Points")
+    assert "1 point per check the broken code fails that the fix passes" in text and check_points() == 1
+    repaired = Record("A.ipynb", "A", 2, "failed", "", checks=[["loss_falls", True], ["params_move", False]])
+    assert score(repaired) == check_points()  # its checks list only what the broken code fails
+    assert score(Record("A.ipynb", "A", 2, "passed", "")) == part_max(2)
+
+
+def test_grading_md_states_the_evidence_limit_and_an_honest_series_that_long_is_real():
+    assert f"records the first {REFERENCE_STEPS} broken steps" in _section("Points")
+    assert f"up to {REFERENCE_STEPS} consecutive steps long" in _section("Points")
+    code = build_broken(Variant("D"))
+    model, optimizer = code["broken_setup"](0, "cpu")
+    inputs, targets = make_tiny_problem(0)
+    norms = []
+    for _ in range(REFERENCE_STEPS + 1):
+        code["broken_step"](model, optimizer, inputs, targets)
+        norms.append(grad_norm(model))
+    ok, message = judge_evidence(Variant("D"), 0, BUGS["D"].stage, summarize(norms[:5]))
+    assert ok, message  # 5 honest consecutive norms: accepted
+    ok, message = judge_evidence(Variant("D"), 0, BUGS["D"].stage, summarize(norms))
+    assert not ok and f"first {REFERENCE_STEPS} steps" in message  # past the limit, the limit is named
+
+
+def test_grading_md_states_the_raising_cell_rule_and_the_lms_layouts():
+    text = " ".join(GRADING.split())
+    assert "an answer cell is judged on the names it set before the error" in text
+    assert "raises before setting the answer names is `not_attempted` for that part" in text
+    students = _section("Students")
+    assert "`<name>[_LATE]_<Canvas user id>_<submission id>_<file>`" in students
+    assert "`<Full name>_<participant id>_assignsubmission_<plugin>_`) is refused (exit 2)" in students
+    assert "its lessons (anything under `lessons/`, or named like a lesson) are skipped" in students
+    assert "`ID` is Canvas' internal user id when it is known" in _section("Outputs")
 
 
 def test_python_floor_is_one_every_pinned_package_supports():

@@ -98,7 +98,7 @@ def test_gradebook_files_have_the_exact_import_layouts(tmp_path):
     assert moodle[0] == ["ID number", "Full name", "Autograd challenge", "Feedback"]
     assert moodle[1:] == [["alice", "Alice A", "3", ""], ["zoe", "Zoe Z", "", ""]]
     text = (tmp_path / "feedback" / "alice.md").read_text()
-    assert "✘ the loss does not fall" in text and "✔ no gradient carries over" in text
+    assert "✘ not shown: the loss falls" in text and "✔ no gradient carries over" in text
     assert "B.1" in (tmp_path / "summary.md").read_text()
 
 
@@ -279,7 +279,7 @@ def test_gradescope_shows_students_their_results_and_keeps_the_sandbox_warning_f
     visible = json.dumps({k: v for k, v in data.items() if k != "extra_data"})
     assert "UNSANDBOXED" not in visible and "UNSANDBOXED" in data["extra_data"]["instructor_warning"]
     assert "UNSANDBOXED" in capsys.readouterr().err
-    assert "✘ the loss does not fall" in data["tests"][0]["output"]
+    assert "✘ not shown: the loss falls" in data["tests"][0]["output"]
 
 
 def test_feedback_names_unsent_exercises_and_failed_checks_plainly_in_valid_html(tmp_path):
@@ -291,7 +291,7 @@ def test_feedback_names_unsent_exercises_and_failed_checks_plainly_in_valid_html
     write_results(records, tmp_path)
     text = (tmp_path / "feedback" / "alice.md").read_text()
     assert "Not submitted (0 points): exercises A, C, D, E, M1, M2, M3." in text
-    assert "✘ some parameter never moves" in text and "✔ no gradient carries over between steps" in text
+    assert "✘ not shown: every parameter moves" in text and "✔ no gradient carries over between steps" in text
     assert "(0 / 0" not in text and "download your notebook again" in text
     page = (tmp_path / "feedback" / "alice.html").read_text()
     assert page.count("<ul>") == page.count("</ul>") == 1 and "`" not in page

@@ -67,6 +67,7 @@ def main(args: argparse.Namespace) -> int:
         shard=args.shard,
         overwrite=args.overwrite,
         assignment=args.assignment,
+        quiet=args.quiet,
     )
     try:
         if args.merge:

@@ -53,6 +53,7 @@ class ClassOptions:
     shard: str | None = None
     overwrite: bool = False
     assignment: str = ASSIGNMENT
+    quiet: bool = False  # -q: no summary on stdout
 
     def __repr__(self) -> str:
         return f"ClassOptions({self.submissions} -> {self.out}, shard {self.shard or 'all'})"
@@ -62,6 +63,12 @@ def _check_out(options: ClassOptions) -> None:
     results = options.out / "results.json"
     if results.exists() and not options.overwrite:
         raise GradeInputError(f"{results} exists; pass --overwrite or choose a new --out")
+
+
+def _show_summary(text: str, options: ClassOptions) -> None:
+    """summary.md on stdout, unless -q asked for warnings and errors only (the file is written anyway)."""
+    if not options.quiet:
+        print(text)
 
 
 def merge_class(options: ClassOptions, shards: list[Path]) -> int:
@@ -83,7 +90,7 @@ def merge_class(options: ClassOptions, shards: list[Path]) -> int:
         canvas_ids=meta.get("canvas_ids"),
         matching=meta.get("matching"),
     )
-    print(summary_markdown(records, warning, meta.get("matching", [])))
+    _show_summary(summary_markdown(records, warning, meta.get("matching", [])), options)
     return exit_status(records, options.strict)
 
 
@@ -176,6 +183,7 @@ def grade_class(options: ClassOptions) -> int:
     ]
     names = {s.id: s.name for s in students if s.name}
     shard = "/".join(map(str, parse_shard(options.shard))) if options.shard else ""
+    matching = roster_matching(students) if options.roster else []
     write_results(
         records,
         options.out,
@@ -186,9 +194,9 @@ def grade_class(options: ClassOptions) -> int:
         shard=shard,
         assignment=options.assignment,
         canvas_ids={s.id: s.canvas_id for s in students if s.canvas_id},
-        matching=roster_matching(students) if options.roster else [],
+        matching=matching,
     )
-    print(summary_markdown(records, warning, roster_matching(students) if options.roster else []))
+    _show_summary(summary_markdown(records, warning, matching), options)
     log.info(
         "wrote %s, grades.csv, canvas.csv, moodle.csv, summary.md, feedback/", options.out / "results.json"
     )

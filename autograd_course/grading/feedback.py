@@ -9,39 +9,69 @@ from typing import Any
 
 from autograd_course.challenge.catalogue import EXERCISES
 
-__all__ = ["CHECK_TEXT", "feedback_markdown", "look_at", "write_feedback"]
+__all__ = ["CHECK_TEXT", "exercise_named", "feedback_markdown", "look_at", "write_feedback"]
 
-# Each part-2 check as the student reads it: (when it passed, when it did not).
+# Each part-2 check as the student reads it: (when it passed, when it did not). A failed check says
+# what it measured, not a cause: a fix that freezes a parameter or raises fails them too.
 CHECK_TEXT = {
     "true_loss": (
         "the loss you return is the one you backpropagate",
-        "the loss you return is not the one you backpropagate (recomputed from the weights)",
+        "not shown: the loss you return is the one you backpropagate (recomputed from the weights)",
     ),
-    "loss_falls": ("the loss falls", "the loss does not fall"),
-    "params_move": ("every parameter moves", "some parameter never moves"),
+    "loss_falls": ("the loss falls", "not shown: the loss falls over the training steps"),
+    "params_move": (
+        "every parameter moves",
+        "not shown: every parameter moves (some parameter never changed)",
+    ),
     "no_carryover": (
         "no gradient carries over between steps",
-        "gradients carry over from one step to the next",
+        "not shown: each step's gradients are that step's own (they carried over, were missing, "
+        "or the step raised)",
     ),
+}
+# What to do about a failed part 2 check, by check: the first failed one is named in "What to look at".
+CHECK_ADVICE = {
+    "true_loss": "Return the loss you call backward() on, computed from the model's current weights.",
+    "loss_falls": "Run your fixed step a few times on a fresh setup and print the loss: it should fall.",
+    "params_move": "Compare snapshot_parameters before and after a step: which parameter does not change?",
+    "no_carryover": "Print grad_norm(model) before and after each step: gradients must be fresh every step.",
 }
 LOOK_AT = {
     "passed": "Well done.",
-    "failed": "Re-run the notebook top to bottom and read the check cell's message.",
     "not_attempted": "Fill in the answer cell (replace NotAttempted) and run its check cell.",
     "error": "Fix the error the message names (cell and line), then Restart & Run All before submitting.",
     "timeout": "The notebook ran too long: look for a loop that never ends or work that is not needed.",
     "missing": "Nothing was submitted.",
 }
+FAILED_PART1 = (
+    "Read the message: it says whether the stage or the evidence was not accepted. Compare your evidence "
+    "with the exercise's evidence contract, computed on a fresh broken_setup(seed, device)."
+)
 UNREADABLE = (
     "This file could not be read as a challenge notebook: download your notebook again "
     "(File > Download, a .ipynb file) and submit that file."
 )
+UNPARSABLE = (
+    "Fix the syntax error the message names (cell and line), then Restart & Run All before submitting."
+)
+EXERCISE_FILE = re.compile(r"(?:^|/)(?P<id>[A-Z]\d?)_[^/]*\.ipynb$")
+
+
+def exercise_named(submission: str) -> str | None:
+    """The exercise a submitted file is named for (`A_detached_output.ipynb` is A), else None."""
+    found = EXERCISE_FILE.search(submission)
+    return found["id"] if found and found["id"] in EXERCISES else None
 
 
 def look_at(record: Any) -> str:
     """What a student should do about one record."""
     if record.status == "error" and record.exercise == "-":
-        return UNREADABLE
+        return UNPARSABLE if "syntax error" in record.message else UNREADABLE
+    if record.status == "failed" and record.part == 1:
+        return FAILED_PART1
+    if record.status == "failed":
+        failed = [check for check, ok in record.checks if not ok]
+        return CHECK_ADVICE.get(failed[0], "") if failed else "Read the message: it says what your fix did."
     return LOOK_AT.get(record.status, "")
 
 
@@ -77,7 +107,8 @@ def feedback_markdown(student: str, name: str, records: list[Any], grade: Any) -
         f"Total: **{grade.total:g} / {grade.max:g}** points.",
         "",
     ]
-    submitted = {r.exercise for r in records if r.exercise in EXERCISES}
+    # a notebook that could not be graded (a syntax error) was still submitted for the exercise it names
+    submitted = {r.exercise if r.exercise in EXERCISES else exercise_named(r.submission) for r in records}
     if any(r.status != "missing" for r in records) and submitted != set(order):
         missing = ", ".join(e for e in order if e not in submitted)
         lines += [f"Not submitted (0 points): exercises {missing}.", ""]
@@ -93,6 +124,16 @@ def _inline(text: str) -> str:
     out = html.escape(text)
     out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
     return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
+
+
+# Readable from a phone to a laptop: one column, at most ~70 characters wide, wrapping long code.
+STYLE = (
+    "body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:0 auto;padding:1rem;color:#1a1a1a}"
+    "h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:1.6rem;border-top:1px solid #ddd;padding-top:.8rem}"
+    "code{background:#f3f3f3;padding:0 .2em;border-radius:3px;overflow-wrap:anywhere}"
+    "li{margin:.2rem 0}@media(prefers-color-scheme:dark){body{background:#161616;color:#e8e8e8}"
+    "code{background:#2a2a2a}h2{border-color:#444}}"
+)
 
 
 def _html(markdown: str) -> str:
@@ -112,7 +153,12 @@ def _html(markdown: str) -> str:
             body.append(f"<p>{_inline(line)}</p>")
     if in_list:
         body.append("</ul>")
-    return '<!doctype html><meta charset="utf-8"><title>Feedback</title>\n' + "\n".join(body) + "\n"
+    head = (
+        '<!doctype html><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Feedback</title>\n'
+        f"<style>{STYLE}</style>\n"
+    )
+    return head + "\n".join(body) + "\n"
 
 
 def _safe_name(student: str) -> str:

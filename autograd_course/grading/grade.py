@@ -382,6 +382,7 @@ def grade_folder(
                     records += done
                     bar.update(1)
                     statuses = ", ".join(sorted({r.status for r in done}))
-                    log.info("graded %d/%d: %s (%s)", bar.n, len(subs), done[0].submission, statuses)
+                    count = len({r.submission for r in records})  # bar.n stays 0 when the bar is off
+                    log.info("graded %d/%d: %s (%s)", count, len(subs), done[0].submission, statuses)
     bar.close()
     return records

@@ -16,11 +16,12 @@ import tempfile
 from pathlib import Path
 
 from autograd_course.execution.sandbox import choose_sandbox
-from autograd_course.grading.feedback import check_line, look_at
+from autograd_course.grading.feedback import check_line, exercise_named, look_at
 from autograd_course.grading.grade import grade_folder
 from autograd_course.grading.learner_ids import add_notes, resolve_submissions
 from autograd_course.grading.preflight import GraderUnusable, check_grader
 from autograd_course.grading.results import write_results
+from autograd_course.grading.scoring import exercise_max
 from autograd_course.grading.students import Student, submissions_of
 
 __all__ = ["gradescope_results", "run_autograder"]
@@ -53,11 +54,13 @@ def gradescope_results(records: list, warning: str = "") -> dict:
         lines = [f"{r.status.replace('_', ' ')}: {r.message}"]
         lines += [check_line(check, ok) for check, ok in r.checks]
         lines.append(f"What to look at: {look_at(r)}")
+        # a notebook that could not be graded still counts its exercise's points as possible
+        named = exercise_named(r.submission) if r.exercise == "-" else None
         tests.append(
             {
                 "name": name,
                 "score": r.points,
-                "max_score": r.max_points,
+                "max_score": exercise_max() if named else r.max_points,
                 "output": "\n".join(lines),
                 "visibility": "visible",
             }
