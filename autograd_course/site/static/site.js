@@ -3,7 +3,7 @@
   "use strict";
   // A region that scrolls sideways (a wide table or diagram) takes the keyboard focus, so it can scroll.
   function focusScrollers() {
-    document.querySelectorAll(".output_area, .jp-Mermaid, pre").forEach(function (el) {
+    document.querySelectorAll(".output_area, .jp-Mermaid, pre, table").forEach(function (el) {
       if (el.scrollWidth > el.clientWidth + 1 && !el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
     });
     document.body.setAttribute("data-ready", "true");
