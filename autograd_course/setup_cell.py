@@ -12,6 +12,7 @@ exercises/ get the cell from their solution: run `autograd-course generate` afte
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from autograd_course.repository import DIST, course_version, repo_parts, reposit
 __all__ = [
     "CELL_ID",
     "DIST",
+    "METADATA",
     "TAG",
     "apply",
     "cell_source",
@@ -34,9 +36,12 @@ __all__ = [
 
 TAG = "setup"
 CELL_ID = "course-setup"
+# Collapsed where the learner opens it: JupyterLab hides the source, Colab shows the cell as a form
+# (its `# @title` line); no execution count, so no stale `[1]:` sits beside a cell that never ran locally.
+METADATA = {"tags": [TAG], "jupyter": {"source_hidden": True}, "cellView": "form"}
 
 _HEAD = """\
-# Setup for Colab and Kaggle: installs this course there; on your own machine it does nothing.
+# @title Setup for Colab and Kaggle: installs this course there; on your own machine it does nothing
 import os
 import sys
 
@@ -97,20 +102,28 @@ def _relative(path: Path) -> str:
 def _with_cell(nb: nbformat.NotebookNode, source: str) -> bool:
     """Put the setup cell first among the code cells (replacing an old copy); True if nb changed."""
     tagged = [c for c in nb.cells if c.cell_type == "code" and TAG in c.get("metadata", {}).get("tags", [])]
-    if len(tagged) == 1 and tagged[0].source == source and not tagged[0].outputs:
+    if len(tagged) == 1 and _current(tagged[0], source):
         first_code = next(c for c in nb.cells if c.cell_type == "code")
         if first_code is tagged[0]:
             return False
-    # A stored notebook stays executed: the cell prints nothing off Colab and Kaggle, so the new
-    # source keeps the old cell's execution count (its outputs, if any, are dropped).
-    count = tagged[0].get("execution_count") if tagged else None
     for cell in tagged:
         nb.cells.remove(cell)
-    cell = nbformat.v4.new_code_cell(source, metadata={"tags": [TAG]}, execution_count=count)
+    # The cell prints nothing off Colab and Kaggle, so it stores no output and no execution count.
+    cell = nbformat.v4.new_code_cell(source, metadata=copy.deepcopy(METADATA), execution_count=None)
     cell.id = CELL_ID
     index = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells))
     nb.cells.insert(index, cell)
     return True
+
+
+def _current(cell: nbformat.NotebookNode, source: str) -> bool:
+    """The cell has this source, the collapsed metadata, no output and no execution count."""
+    return (
+        cell.source == source
+        and not cell.outputs
+        and cell.get("execution_count") is None
+        and cell.get("metadata", {}) == METADATA
+    )
 
 
 def default_notebooks() -> list[Path]:

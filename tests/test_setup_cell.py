@@ -92,16 +92,25 @@ def test_without_a_repository_the_hosted_cell_tells_the_learner_to_ask_the_sende
     assert "autograd_course" not in message and "--write" not in message and "pyproject" not in message
 
 
-def test_rewriting_keeps_the_setup_cells_execution_count(tmp_path):
-    """The cell prints nothing off Colab, so a stored notebook stays executed when its source changes."""
+def test_the_cell_is_written_collapsed_without_an_execution_count(tmp_path):
+    """Collapsed in JupyterLab and on Colab (a form under its title); no stale count beside it."""
     nb = nbformat.v4.new_notebook()
     old = nbformat.v4.new_code_cell("# an old setup cell", metadata={"tags": [TAG]}, execution_count=1)
     nb.cells = [old, nbformat.v4.new_code_cell("print(1)", execution_count=2)]
     path = tmp_path / "99_x.ipynb"
     nbformat.write(nb, path)
     assert apply([path], repo=REPO) == [path]
-    written = nbformat.read(path, as_version=4)
-    assert REPO in written.cells[0].source and written.cells[0].execution_count == 1
+    cell = nbformat.read(path, as_version=4).cells[0]
+    assert REPO in cell.source and cell.execution_count is None and not cell.outputs
+    assert cell.metadata == {"tags": [TAG], "jupyter": {"source_hidden": True}, "cellView": "form"}
+    assert cell.source.startswith("# @title ")  # the line Colab's form shows
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[0].execution_count = 1
+    nbformat.write(nb, path)
+    assert stale_notebooks([path], repo=REPO) == [path]
+    nb.cells[0].execution_count, nb.cells[0].metadata = None, {"tags": [TAG]}  # expanded again: stale too
+    nbformat.write(nb, path)
+    assert stale_notebooks([path], repo=REPO) == [path]
 
 
 def test_writer_puts_one_cell_first_among_code_cells_and_is_idempotent(tmp_path):

@@ -92,6 +92,30 @@ def test_verdicts_show_their_names_as_code_not_backticks(site):
     assert "`fixed_w`" not in page
 
 
+def test_every_page_has_the_chapters_and_its_own_contents(site):
+    chapters = [f"notebooks/{p.stem}.html" for p in course_notebooks()]
+    chapters += [f"exercises/{p.stem}.html" for p in exercise_notebooks()]
+    for path in pages(site):
+        text = path.read_text(encoding="utf-8")
+        nav = text.split('<nav class="chapters"', 1)[1].split("</nav>", 1)[0]
+        prefix = "" if path.name == "index.html" else "../"
+        assert re.findall(r'href="([^"]+)"', nav)[1:] == [prefix + c for c in chapters], path.name
+        current = re.findall(r'href="([^"]+)" aria-current="page"', nav)
+        assert current == ([] if path.name == "index.html" else [prefix + path.relative_to(site).as_posix()])
+    page = (site / "notebooks/03_backward_twice.html").read_text(encoding="utf-8")
+    contents = page.split('<nav class="contents"', 1)[1].split("</nav>", 1)[0]
+    anchors = re.findall(r'href="#([^"]+)"', contents)
+    assert anchors[0] == "Goal" and "Summary" in anchors
+    assert all(f'<h2 id="{a}">' in page for a in anchors)
+
+
+def test_search_text_has_no_diagram_source_and_code_reads_as_written(site):
+    index = json.loads((site / "search.json").read_text(encoding="utf-8"))
+    text = " ".join(s["text"] for page in index for s in page["sections"])
+    assert "flowchart" not in text and "graph TD" not in text and "-->" not in text
+    assert "x.grad" in text and "x . grad" not in text
+
+
 def test_widgets_show_a_static_fallback_never_their_repr(site):
     page = (site / "notebooks/02_gradient_accumulation.html").read_text(encoding="utf-8")
     assert "widget-fallback" in page and WIDGET_NOTE in page

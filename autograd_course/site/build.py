@@ -153,6 +153,14 @@ def _nav(rendered: list, i: int) -> dict[str, dict[str, str]]:
     }
 
 
+def _chapters(rendered: list, current: int | None, root: str) -> list[dict[str, object]]:
+    """The sidebar: every page of the course in order, the current one marked."""
+    return [
+        {"href": root + rel.removesuffix(".ipynb") + ".html", "label": page.title, "current": i == current}
+        for i, (rel, _path, page) in enumerate(rendered)
+    ]
+
+
 def _write_page(out_dir: Path, template, rendered: list, i: int, repo: str | None, branch: str) -> dict:
     """Write page i and its download copy; return its search-index entry."""
     rel, path, page = rendered[i]
@@ -173,6 +181,8 @@ def _write_page(out_dir: Path, template, rendered: list, i: int, repo: str | Non
         launch=launch,
         repo=repo,
         branch=branch,
+        chapters=_chapters(rendered, i, "../"),
+        contents=page.contents,
         **_nav(rendered, i),
     )
     target.write_text(text, encoding="utf-8")
@@ -206,6 +216,8 @@ def build_site(out_dir: Path, repo: str | None = None, branch: str = "main") -> 
         launch=None,
         repo=repo,
         branch=branch,
+        chapters=_chapters(rendered, None, ""),
+        contents=[("lessons", "The course map"), ("challenge", "Then: the challenge")],
     )
     (out_dir / "index.html").write_text(home, encoding="utf-8")
     data = json.dumps(index, ensure_ascii=False, separators=(",", ":"))

@@ -30,6 +30,10 @@ WIDGET_NOTE = "Interactive widget: open the notebook (Colab, Binder or your own 
 _WIDGET_REPR = re.compile(r"^\s*[A-Z]\w*\(")  # VBox(children=...), interactive(...): a widget's own repr
 _HEADING = re.compile(r"<h([1-6]) id=\"([^\"]*)\">(.*?)</h\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
+_INLINE_TAG = re.compile(
+    r"</?(?:span|a|code|em|strong|b|i|mark|sub|sup)\b[^>]*>"
+)  # words go on through these
+_MERMAID = re.compile(r"<pre class=\"mermaid\">.*?</pre>", re.S)  # a diagram's source is no text to search
 
 
 @dataclass
@@ -39,6 +43,7 @@ class NotebookPage:
     title: str
     body: str
     sections: list[tuple[str, str, str]] = field(default_factory=list)  # (anchor, heading, text)
+    contents: list[tuple[str, str]] = field(default_factory=list)  # (anchor, heading) of each ## section
 
     def __repr__(self) -> str:
         return f"NotebookPage({self.title!r}, {len(self.sections)} sections)"
@@ -74,7 +79,9 @@ def verdicts_with_code(nb: nbformat.NotebookNode) -> int:
 
 
 def _plain(fragment: str) -> str:
-    return " ".join(html.unescape(_TAG.sub(" ", fragment)).split())
+    """The text a reader sees: no diagram source, code spans joined as written, whitespace collapsed."""
+    text = _TAG.sub(" ", _INLINE_TAG.sub("", _MERMAID.sub(" ", fragment)))
+    return " ".join(html.unescape(text).split())
 
 
 def describe_plots(nb: nbformat.NotebookNode) -> int:
@@ -132,4 +139,9 @@ def notebook_page(nb: nbformat.NotebookNode, link_map: dict[str, str] | None = N
         body = body.replace(f'href="{target}"', f'href="{page}"')
     first = _HEADING.search(body)
     title = _plain(first.group(3)).rstrip("¶").strip() if first else "Untitled"
-    return NotebookPage(title, body, _sections(body, title))
+    contents = [
+        (m.group(2), _plain(m.group(3)).rstrip("¶").strip())
+        for m in _HEADING.finditer(body)
+        if m.group(1) == "2"
+    ]
+    return NotebookPage(title, body, _sections(body, title), contents)

@@ -125,7 +125,68 @@ def test_search_finds_retain_graph_in_lesson_03(site_url: str, browser_context: 
         first = page.locator("#search-results li a").first
         first.wait_for(timeout=10_000)
         assert first.inner_text().startswith("03 · Backward twice")
+        marks = page.locator("#search-results li mark")
+        assert marks.count() >= 1 and {m.lower() for m in marks.all_inner_texts()} == {"retain_graph"}
         first.click()
         page.wait_for_url("**/notebooks/03_backward_twice.html*")
+    finally:
+        page.close()
+
+
+WIDTHS = [1366, 390]  # a laptop and a phone
+LAYOUT_PAGES = [
+    "index.html",
+    "notebooks/04_inplace_operations.html",
+    "notebooks/12_debugging_harness.html",
+    "notebooks/13_autograd_doctor.html",
+    f"exercises/{exercise_notebooks()[0].stem}.html",
+]
+_LAYOUT = """() => {
+  const root = document.documentElement;
+  const cells = [...document.querySelectorAll('.rendered_html th, .rendered_html td, .output_area pre')];
+  const lines = el => {  // the lines a cell's text is laid out on
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
+  };
+  return {
+    sideways: root.scrollWidth - root.clientWidth,
+    broken: cells.filter(el => el.tagName !== 'PRE' && el.innerText.trim() && !/\\s/.test(el.innerText.trim())
+      && lines(el) > 1).map(el => el.innerText).slice(0, 5),
+    wrapped: cells.filter(el => el.tagName === 'PRE' && getComputedStyle(el).whiteSpace !== 'pre').length,
+    diagrams: [...document.querySelectorAll('pre.mermaid svg')].map(svg => {
+      const box = svg.getBoundingClientRect(), parent = svg.parentElement.getBoundingClientRect();
+      return {height: box.height, left: box.left - parent.left, right: parent.right - box.right};
+    }),
+    chapters: document.querySelectorAll('nav.chapters li').length,
+  };
+}"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("path", LAYOUT_PAGES)
+def test_layout_reads_at_laptop_and_phone_width(
+    path: str, width: int, site_url: str, browser_context, tmp_path
+):
+    """No sideways page scroll, unbroken table words and numbers, diagrams centred within the screen."""
+    page = browser_context.new_page()
+    try:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(site_url + path, wait_until="load")
+        page.wait_for_function(_READY, timeout=20_000)
+        page.screenshot(path=str(tmp_path / f"{width}.png"))  # kept by pytest's tmp_path for a look
+        found = page.evaluate(_LAYOUT)
+        assert found["sideways"] <= 0, f"{path} at {width} px scrolls sideways by {found['sideways']} px"
+        assert not found["broken"], f"{path} at {width} px breaks inside {found['broken']}"
+        assert found["wrapped"] == 0, "output text must not wrap (text tables stay whole)"
+        assert found["chapters"] == len(PAGES) - 1
+        for diagram in found["diagrams"]:
+            assert diagram["height"] <= 0.8 * 900, f"{path}: a diagram {diagram['height']} px high"
+            assert abs(diagram["left"] - diagram["right"]) <= 2, f"{path}: a diagram is not centred"
+        if width >= 1366:
+            assert page.locator("nav.chapters").is_visible() and page.locator("nav.contents").is_visible()
+            sidebar = page.locator("nav.chapters").bounding_box()
+            article = page.locator("main").bounding_box()
+            assert sidebar["x"] + sidebar["width"] <= article["x"], "the chapters sit beside the page"
     finally:
         page.close()

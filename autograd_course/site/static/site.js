@@ -3,14 +3,14 @@
   "use strict";
   // A region that scrolls sideways (a wide table or diagram) takes the keyboard focus, so it can scroll.
   function focusScrollers() {
-    document.querySelectorAll(".output_area, .jp-Mermaid, pre").forEach(function (el) {
+    document.querySelectorAll(".output_area, .jp-Mermaid, pre, table").forEach(function (el) {
       if (el.scrollWidth > el.clientWidth + 1 && !el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
     });
     document.body.setAttribute("data-ready", "true");
   }
   var drawn = Promise.resolve();
   if (window.mermaid && document.querySelector("pre.mermaid")) {
-    window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral" });
+    window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "default" });
     drawn = window.mermaid.run({ querySelector: "pre.mermaid" });
   }
   drawn.then(focusScrollers, function (err) { focusScrollers(); throw err; });
@@ -52,7 +52,30 @@
   function snippet(text, word) {
     var at = text.toLowerCase().indexOf(word);
     var start = Math.max(0, at - 60);
-    return (start ? "…" : "") + text.slice(start, start + 160) + "…";
+    if (start) start = text.indexOf(" ", start) + 1 || start;  // begin on a whole word
+    return (start ? "…" : "") + text.slice(start, start + 160) + (start + 160 < text.length ? "…" : "");
+  }
+
+  // The snippet as text with every query word marked (<mark>), built as nodes: no HTML from the index.
+  function marked(text, words) {
+    var span = document.createElement("span");
+    var lower = text.toLowerCase();
+    var pos = 0;
+    while (pos < text.length) {
+      var next = -1, len = 0;
+      words.forEach(function (w) {
+        var at = lower.indexOf(w, pos);
+        if (at >= 0 && (next < 0 || at < next)) { next = at; len = w.length; }
+      });
+      if (next < 0) break;
+      span.appendChild(document.createTextNode(text.slice(pos, next)));
+      var mark = document.createElement("mark");
+      mark.textContent = text.slice(next, next + len);
+      span.appendChild(mark);
+      pos = next + len;
+    }
+    span.appendChild(document.createTextNode(text.slice(pos)));
+    return span;
   }
 
   function show() {
@@ -70,10 +93,9 @@
       var link = document.createElement("a");
       link.href = root + hit.page.url + (hit.section.anchor ? "#" + hit.section.anchor : "");
       link.textContent = hit.page.title + " › " + hit.section.heading;
-      var text = document.createElement("span");
-      text.textContent = snippet(hit.section.text, query.toLowerCase().split(/\s+/)[0]);
+      var words = query.toLowerCase().split(/\s+/).filter(Boolean);
       item.appendChild(link);
-      item.appendChild(text);
+      item.appendChild(marked(snippet(hit.section.text, words[0]), words));
       list.appendChild(item);
     });
     results.appendChild(list);
