@@ -2,12 +2,15 @@
 
 Each lesson NN with activities has a table `tests/activity_answers/lesson_NN.py` defining
 
-    TABLE = {"NN.k": {"right": ["<python source>", ...], "wrong": ["<python source>", ...]}}
+    TABLE = {"NN.k": {"right": [...], "wrong": [...], "with_extra_lines": [...]}}  # lists of Python sources
 
-For every activity: at least one right answer and two wrong ones (three in all), and no right answer equal to
-the declared solution (a right answer written another way). The slow test runs the lesson in ONE kernel: the
-cells in order; at an activity's answer cell each alternative source runs in place of the stub, then the check
-cell, and the verdict it shows must be *correct* for a right answer and *incorrect* for a wrong one. Between
+For every activity: at least one right answer and two wrong ones (three in all), no right answer equal to
+the declared solution (a right answer written another way), and at least one right answer beside the
+learner's own extra lines (a backward, a print, a second call): a check judges the answer, not the habits
+around it. The slow test runs the lesson in ONE kernel: the cells in order; at an activity's answer cell
+each alternative source runs in place of the stub, then the check cell TWICE, and both verdicts must be
+*correct* for a right answer (with or without extra lines) and *incorrect* for a wrong one (a check that
+changes the learner's objects judges the second time differently). Between
 alternatives the kernel is put back: the activity's names are removed, the torch RNG state is restored, and
 the earlier cells that define a name the alternative reads or writes run again (an answer may mutate them).
 """
@@ -32,7 +35,7 @@ TABLES = Path(__file__).parent / "activity_answers"
 LESSONS = {p.name[:2]: p for p in course_notebooks("notebooks")}
 DECLARED = [n for n in lessons_with_activities() if n in LESSONS]
 by_lesson = pytest.mark.parametrize("lesson", DECLARED)
-VERDICT = {"right": "correct", "wrong": "incorrect"}
+VERDICT = {"right": "correct", "wrong": "incorrect", "with_extra_lines": "correct"}
 SAVE_RNG = "import torch as _t_answers\n_rng_answers = _t_answers.get_rng_state()"
 RESTORE_RNG = "_t_answers.set_rng_state(_rng_answers)"
 
@@ -78,17 +81,16 @@ def test_table_covers_every_activity_three_ways(lesson: str) -> None:
         f"{lesson}: table has {sorted(answers)}, declared {sorted(declared)}"
     )
     for activity_id, entry in answers.items():
-        assert set(entry) == {"right", "wrong"}, (
-            f"{activity_id}: keys {sorted(entry)}, expected right and wrong"
-        )
+        assert set(entry) == set(VERDICT), f"{activity_id}: keys {sorted(entry)}, expected {sorted(VERDICT)}"
         right, wrong = entry["right"], entry["wrong"]
         assert len(right) >= 1 and len(wrong) >= 2, f"{activity_id}: {len(right)} right, {len(wrong)} wrong"
+        assert entry["with_extra_lines"], f"{activity_id}: no right answer beside the learner's extra lines"
         assert len(right) + len(wrong) >= 3, activity_id
         solution = declared[activity_id].solution.strip()
         assert all(r.strip() != solution for r in right), (
             f"{activity_id}: a right answer is the solution itself"
         )
-        for source in right + wrong:
+        for source in right + wrong + entry["with_extra_lines"]:
             ast.parse(source)  # a table entry that is not Python is a broken table, not a wrong answer
 
 
@@ -127,20 +129,20 @@ def judge_alternatives(kernel: Kernel, activity: Any, answer: int, check: int, e
     problems = []
     touched = set()
     kernel.run(SAVE_RNG, answer)
-    for kind in ("right", "wrong"):
+    for kind in VERDICT:
         for source in entry[kind]:
             bound, read = names_of(source)
             touched |= bound | read
             kernel.reset(bound | read, answer, activity.names)
             try:
                 kernel.run(source, answer)
-                shown = kernel.verdict(check)
+                shown = [kernel.verdict(check), kernel.verdict(check)]
             except Exception as exc:  # the alternative itself raised: the table entry is broken
                 problems.append(f"{activity.id} {kind} answer raised {type(exc).__name__}:\n{source}")
                 continue
-            if shown != VERDICT[kind]:
+            if shown != [VERDICT[kind]] * 2:
                 problems.append(
-                    f"{activity.id} {kind} answer shown {shown!r}, expected {VERDICT[kind]!r}:\n{source}"
+                    f"{activity.id} {kind} answer shown {shown}, expected {VERDICT[kind]!r} twice:\n{source}"
                 )
     kernel.reset(touched, answer, activity.names)
     kernel.run_cell(answer)  # the stub again, so the lesson goes on as stored

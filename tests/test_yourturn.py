@@ -143,3 +143,53 @@ def test_every_declared_lesson_loads_with_consecutive_ids() -> None:
         assert len(declared) >= 2, f"lesson {lesson} declares {len(declared)} activities; at least two"
         for activity in declared:
             compile(activity.solution, f"<solution {activity.id}>", "exec")
+
+
+def _needs_model(answer: object, model: object) -> tuple:
+    return correct("same") if answer is model else incorrect("another object")
+
+
+def test_context_names_are_read_from_the_lesson_and_never_make_it_not_attempted() -> None:
+    activity = Activity(
+        id="99.2",
+        task="t",
+        names=("answer",),
+        check=_needs_model,
+        hints=("h",),
+        solution="answer = model",
+        context=("model",),
+    )
+    model = object()
+    assert activity.judge({"model": model}).outcome is Outcome.NOT_ATTEMPTED
+    assert activity.judge({"answer": model, "model": model}).outcome is Outcome.CORRECT
+    assert activity.judge({"answer": object(), "model": model}).outcome is Outcome.INCORRECT
+    gone = activity.judge({"answer": model})
+    assert gone.outcome is Outcome.INCORRECT and "`model` is gone" in gone.message
+
+
+def _draws_and_switches_off(answer: object) -> tuple:
+    import torch
+
+    torch.manual_seed(123)
+    torch.randn(5)
+    torch.set_grad_enabled(False)
+    return correct("ok")
+
+
+def test_a_check_leaves_the_learners_random_state_and_grad_mode_as_they_were() -> None:
+    import torch
+
+    activity = Activity(
+        id="99.3",
+        task="t",
+        names=("answer",),
+        check=_draws_and_switches_off,
+        hints=("h",),
+        solution="answer = 1",
+    )
+    torch.manual_seed(7)
+    expected = torch.randn(3)
+    torch.manual_seed(7)
+    assert activity.judge({"answer": 1}).outcome is Outcome.CORRECT
+    assert torch.is_grad_enabled()
+    assert torch.equal(torch.randn(3), expected)

@@ -43,9 +43,21 @@ def incorrect(message: str) -> tuple[Outcome, str]:
     return Outcome.INCORRECT, message
 
 
+def _isolated(check: Callable[..., tuple[Outcome, str]], *values: Any) -> tuple[Outcome, str]:
+    """Run a check with the learner's random state and grad mode put back afterwards, whatever it does."""
+    import torch
+
+    with torch.random.fork_rng(devices=[]), torch.set_grad_enabled(torch.is_grad_enabled()):
+        return check(*values)
+
+
 @dataclass(frozen=True)
 class Activity:
-    """One your-turn task: what to do, the names to set, a check over their values, hints, a solution."""
+    """One your-turn task: what to do, the names to set, a check over their values, hints, a solution.
+
+    `context` names lesson values the check reads after the learner's (the model a loss must come from);
+    the learner does not set them, so they never make an activity "not attempted".
+    """
 
     id: str
     task: str
@@ -53,12 +65,15 @@ class Activity:
     check: Callable[..., tuple[Outcome, str]]
     hints: tuple[str, ...]
     solution: str
+    context: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"\d\d\.\d+", self.id):
             raise ValueError(f"expected an activity id like '00.1', got {self.id!r}")
         if not self.names or not all(isinstance(n, str) and n.isidentifier() for n in self.names):
             raise ValueError(f"{self.id}: expected names to be Python identifiers, got {self.names!r}")
+        if not all(isinstance(n, str) and n.isidentifier() for n in self.context):
+            raise ValueError(f"{self.id}: expected context to be Python identifiers, got {self.context!r}")
         if not 1 <= len(self.hints) <= 3:
             raise ValueError(f"{self.id}: expected 1 to 3 hints, got {len(self.hints)}")
         if not self.solution.strip():
@@ -72,8 +87,14 @@ class Activity:
             return Verdict(
                 self.id, None, Outcome.NOT_ATTEMPTED, f"set {names} in the cell above, then run this cell"
             )
+        missing = [n for n in self.context if n not in namespace]
+        if missing:
+            names = ", ".join(f"`{n}`" for n in missing)
+            return Verdict(
+                self.id, None, Outcome.INCORRECT, f"the lesson's {names} is gone: run the cells above again"
+            )
         try:
-            outcome, message = self.check(*(namespace[n] for n in self.names))
+            outcome, message = _isolated(self.check, *(namespace[n] for n in (*self.names, *self.context)))
         except Exception as exc:  # the learner's value broke the check: say what it was
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             outcome, message = Outcome.INCORRECT, f"checking your answer raised {type(exc).__name__}: {first}"

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.answers import number_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
 
 def _check_predicted_grad(predicted_grad: Any) -> tuple:
-    if not isinstance(predicted_grad, (int, float)) or isinstance(predicted_grad, bool):
-        return incorrect(
-            f"expected a number such as 7.0, got {type(predicted_grad).__name__} {predicted_grad!r}"
-        )
+    given, predicted_grad = predicted_grad, number_of(predicted_grad)
+    if predicted_grad is None:
+        return incorrect(f"expected a number such as 7.0, got {type(given).__name__} {given!r}")
     if abs(predicted_grad - 12.0) < 1e-6:
         return correct("d(x³)/dx = 3x² = 12 at x = 2, and autograd agrees.")
     if abs(predicted_grad - 8.0) < 1e-6:

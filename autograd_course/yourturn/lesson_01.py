@@ -28,20 +28,25 @@ def _check_recorded(still_recorded: Any) -> tuple:
     return incorrect(f"you chose {sorted(given)}: " + "; ".join(parts))
 
 
-def _check_fixed_loss(fixed_loss: Any) -> tuple:
+def _check_fixed_loss(fixed_loss: Any, model: Any) -> tuple:
     import torch
 
     if not isinstance(fixed_loss, torch.Tensor) or fixed_loss.dim() != 0:
         return incorrect(f"expected a scalar loss tensor, got {type(fixed_loss).__name__}")
     if fixed_loss.grad_fn is None:
         return incorrect("fixed_loss has no grad_fn: it is not recorded at all")
-    shapes = sorted(tuple(leaf.shape) for leaf in graph_leaves(fixed_loss))
-    wanted = sorted([(8, 4), (8,), (1, 8), (1,)])
-    if shapes == wanted:
-        return correct("the record reaches all four parameters: encoder and classifier both get gradients.")
-    return incorrect(
-        f"the record reaches leaves of shapes {shapes}; the encoder's (8, 4) and (8,) must be among them"
-    )
+    reached = {id(leaf) for leaf in graph_leaves(fixed_loss)}
+    names = {id(p): n for n, p in model.named_parameters()}
+    others = len(reached - set(names))
+    if others:
+        return incorrect(
+            f"the record reaches {others} tensor(s) that are not the lesson model's parameters: "
+            "compute the loss with model['encoder'] and model['classifier'], not a new model"
+        )
+    missed = sorted(n for i, n in names.items() if i not in reached)
+    if missed:
+        return incorrect(f"the record does not reach {', '.join(missed)}: the cut is still there")
+    return correct("the record reaches all four parameters: encoder and classifier both get gradients.")
 
 
 ACTIVITIES = (
@@ -50,6 +55,7 @@ ACTIVITIES = (
         task="Find the cut in a colleague's step so the encoder trains; write the loss as fixed_loss.",
         names=("fixed_loss",),
         check=_check_fixed_loss,
+        context=("model",),
         hints=(
             "Look for a graph boundary between the encoder and the loss: what does the with block record?",
             "no_grad records nothing: call the encoder outside it, features = model['encoder'](inputs).",

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.answers import number_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
 
 def _check_prediction(predicted_grad_after_5: Any) -> tuple:
-    if not isinstance(predicted_grad_after_5, (int, float)) or isinstance(predicted_grad_after_5, bool):
-        return incorrect(f"expected a number, got {type(predicted_grad_after_5).__name__}")
+    given, predicted_grad_after_5 = predicted_grad_after_5, number_of(predicted_grad_after_5)
+    if predicted_grad_after_5 is None:
+        return incorrect(f"expected a number, got {type(given).__name__}")
     if abs(predicted_grad_after_5 - 15.0) < 1e-6:
         return correct("each call adds 3x² = 3, and nothing clears .grad: 5 × 3 = 15.")
     if abs(predicted_grad_after_5 - 3.0) < 1e-6:
@@ -40,6 +42,15 @@ class _Recorder:
         return self.optimizer.step(closure)
 
 
+def _full_batch_grad(model: Any, inputs: Any, targets: Any) -> Any:
+    import torch
+
+    probe = torch.nn.Linear(3, 1)
+    probe.load_state_dict(model.state_dict())
+    ((probe(inputs) - targets) ** 2).mean().backward()
+    return probe.weight.grad
+
+
 def _check_fixed_step(fixed_step: Any) -> tuple:
     import torch
 
@@ -49,6 +60,7 @@ def _check_fixed_step(fixed_step: Any) -> tuple:
     model = torch.nn.Linear(3, 1)
     optimizer = _Recorder(model.parameters())  # zeroing before backward or after step: both are right
     inputs, targets = torch.randn(8, 3), torch.randn(8, 1)
+    true_grad = _full_batch_grad(model, inputs, targets)
     fixed_step(model, optimizer, inputs, targets)
     fixed_step(model, optimizer, inputs, targets)
     if len(optimizer.applied) != 2:
@@ -68,16 +80,11 @@ def _check_fixed_step(fixed_step: Any) -> tuple:
         return incorrect(
             f"two identical steps applied different gradients ({first.norm():.3g} and {second.norm():.3g})"
         )
+    if not torch.allclose(first, true_grad, atol=1e-6):
+        return incorrect(
+            "step() applied a gradient that is not the loss's: let loss.backward() compute it, then step()"
+        )
     return correct("every step applies only its own gradient: two identical steps apply identical gradients.")
-
-
-def _full_batch_grad(model: Any, inputs: Any, targets: Any) -> Any:
-    import torch
-
-    probe = torch.nn.Linear(3, 1)
-    probe.load_state_dict(model.state_dict())
-    ((probe(inputs) - targets) ** 2).mean().backward()
-    return probe.weight.grad
 
 
 def _check_micro_batches(fixed_micro_step: Any) -> tuple:

@@ -10,18 +10,50 @@ from helpers.graph import backward_nodes
 __all__ = ["ACTIVITIES"]
 
 
-def _check_raises(raises_for_square: Any, raises_for_add: Any) -> tuple:
-    given = (raises_for_square, raises_for_add)
-    if not all(isinstance(v, bool) for v in given):
-        return incorrect(f"expected two booleans, got {given!r}")
-    if given == (True, False):
-        return correct("x * x saved x, freed after the first pass; x + 1 saved nothing, so it adds again.")
-    seen = []
-    if not raises_for_square:
-        seen.append("x * x saves both inputs for backward, and the first pass frees them")
-    if raises_for_add:
-        seen.append("x + 1 saves nothing, so there is nothing to free and no error")
-    return incorrect("; ".join(seen))
+SECOND_BACKWARD = {  # the four losses of the task, as code: which second backward() raises is asked of torch
+    "a": lambda x: x.exp().sum(),
+    "b": lambda x: (x - 1).sum(),
+    "c": lambda x: (x * 3).sum(),
+    "d": lambda x: x.mean(),
+}
+WHY = {  # why each one raises or not (as torch 2.13 and 2.14 do), said to a learner who got it wrong
+    "a": "exp's derivative is its own output, saved for backward and freed after the first pass",
+    "b": "subtraction's derivative is 1 whatever x is: nothing is saved, nothing to free",
+    "c": "multiplication saves its other factor, even the constant 3, and the first pass frees it",
+    "d": "mean's derivative is 1/n: it keeps only the size, no tensor, so there is nothing to free",
+}
+
+
+def _raises_second_time(loss_of: Any) -> bool:
+    """Whether a second backward() of loss_of(x) raises, run here on the installed torch."""
+    import torch
+
+    x = torch.tensor([2.0], requires_grad=True)
+    loss = loss_of(x)
+    loss.backward()
+    try:
+        loss.backward()
+    except RuntimeError:
+        return True
+    return False
+
+
+def _check_raising(raising: Any) -> tuple:
+    if not isinstance(raising, (set, frozenset, list, tuple)) or not all(isinstance(n, str) for n in raising):
+        return incorrect(f'expected a set of letters such as {{"a", "b"}}, got {raising!r}')
+    given = {n.strip().lower() for n in raising}
+    if given - set(SECOND_BACKWARD):
+        return incorrect(f"choose among a, b, c, d; you gave {sorted(given - set(SECOND_BACKWARD))}")
+    actual = {name for name, loss_of in SECOND_BACKWARD.items() if _raises_second_time(loss_of)}
+    if given == actual:
+        return correct(
+            f"{', '.join(sorted(actual))}: an operation raises on a second pass when its derivative needed a "
+            "saved tensor (an input, an output or a factor), which the first pass freed."
+        )
+    wrong = sorted(given ^ actual)
+    return incorrect(
+        "; ".join(f"{n} {'raises' if n in actual else 'does not raise'} ({WHY[n]})" for n in wrong)
+    )
 
 
 def _graph_size(t: Any) -> int:
@@ -81,14 +113,15 @@ def _check_baseline(update_baseline: Any) -> tuple:
 ACTIVITIES = (
     Activity(
         id="03.1",
-        task="Predict whether a second backward() raises for (x * x).sum() and for (x + 1).sum().",
-        names=("raises_for_square", "raises_for_add"),
-        check=_check_raises,
+        task="Predict which of four losses of x raise on a second backward(): exp, x - 1, x * 3, mean.",
+        names=("raising",),
+        check=_check_raising,
         hints=(
-            "The error comes from values saved for backward and freed after the first pass.",
-            "Multiplication needs its inputs to differentiate; addition does not.",
+            "The error comes from tensors saved for backward and freed after the first pass.",
+            "Which derivatives need a tensor's value: exp(x)'s? x - 1's? x * 3's (in x)? mean's?",
+            "exp saves its output, multiplication its other factor; subtraction and mean save no tensor.",
         ),
-        solution="raises_for_square = True\nraises_for_add = False",
+        solution='raising = {"a", "c"}',
     ),
     Activity(
         id="03.2",

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.answers import number_of, whole_number_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
 
 def _check_count(predicted_frozen_count: Any) -> tuple:
-    if not isinstance(predicted_frozen_count, int) or isinstance(predicted_frozen_count, bool):
+    count = whole_number_of(predicted_frozen_count)
+    if count is None:
         return incorrect(f"expected a whole number, got {type(predicted_frozen_count).__name__}")
-    if predicted_frozen_count == 0:
+    if count == 0:
         return correct("module.requires_grad = False only stores a Python attribute; no parameter is frozen.")
-    return incorrect(
-        f"you gave {predicted_frozen_count}; nn.Module accepts any new attribute: what did it touch?"
-    )
+    return incorrect(f"you gave {count}; nn.Module accepts any new attribute: what did it touch?")
 
 
 CLASSIFIER = {  # the lesson's Classifier: parameter names and shapes
@@ -27,6 +27,12 @@ CLASSIFIER = {  # the lesson's Classifier: parameter names and shapes
     "head.weight": (3, 16),
     "head.bias": (3,),
 }
+
+
+def _positive(lr: Any) -> bool:
+    """A learning rate that moves parameters: a number (or one-element tensor) above zero."""
+    value = number_of(lr)
+    return value is not None and value > 0
 
 
 def _check_fixed(net_fixed: Any, optimizer_fixed: Any) -> tuple:
@@ -50,6 +56,11 @@ def _check_fixed(net_fixed: Any, optimizer_fixed: Any) -> tuple:
         return incorrect(f"still frozen: {frozen}")
     if missing:
         return incorrect(f"not in the optimizer: {missing}")
+    still = [g.get("lr") for g in optimizer_fixed.param_groups if not _positive(g.get("lr"))]
+    if still:
+        return incorrect(
+            f"a parameter group has learning rate {still[0]!r}: step() would move nothing; give it lr > 0"
+        )
     return correct("every parameter requires grad and the optimizer holds it: all of it can train.")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from autograd_course.yourturn.answers import number_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -20,10 +21,10 @@ def _same_float(a: float, b: float) -> bool:
 
 
 def _check_predicted_sqrt_grad(predicted_sqrt_grad: Any) -> tuple:
-    values = predicted_sqrt_grad
+    values = predicted_sqrt_grad.tolist() if hasattr(predicted_sqrt_grad, "tolist") else predicted_sqrt_grad
     if not isinstance(values, (list, tuple)) or len(values) != 2:
-        return incorrect(f"expected a list of two floats such as [1.0, 2.0], got {values!r}")
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return incorrect(f"expected a list of two floats such as [1.0, 2.0], got {predicted_sqrt_grad!r}")
+    if any(number_of(v) is None for v in values):
         return incorrect(f"expected two numbers (float('inf') and float('nan') count), got {values!r}")
     first, second = (float(v) for v in values)
     if not _same_float(second, 0.25):
@@ -48,26 +49,29 @@ def _check_masked_log(masked_log: Any) -> tuple:
         return incorrect(
             f"expected masked_log to be a function of one tensor, got {type(masked_log).__name__}"
         )
-    v = torch.tensor([-4.0, 0.0, 9.0], requires_grad=True)
+    v = torch.tensor([-4.0, 0.0, 0.25, 9.0], requires_grad=True)  # 0.25: log is negative, not zero
     out = masked_log(v)
     if not isinstance(out, torch.Tensor) or out.shape != v.shape:
-        return incorrect(f"masked_log should return a tensor of shape (3,), got {type(out).__name__} {out!r}")
-    expected = torch.tensor([0.0, 0.0, math.log(9.0)])
+        return incorrect(f"masked_log should keep the input's shape, got {type(out).__name__} {out!r}")
+    expected = torch.tensor([0.0, 0.0, math.log(0.25), math.log(9.0)])
     if not torch.allclose(out.detach(), expected):
-        return incorrect(f"the values changed: got {out.detach().tolist()}, expected {expected.tolist()}")
+        return incorrect(
+            f"the values changed: masked_log({v.tolist()}) gave {out.detach().tolist()}, expected"
+            f" {[round(e, 4) for e in expected.tolist()]} (log of every positive input, 0 elsewhere)"
+        )
     if not out.requires_grad:
         return incorrect("the result does not require grad: keep v in the graph (no detach, no no_grad)")
-    out.sum().backward()
-    grad = v.grad.tolist()
-    if not all(math.isfinite(g) for g in grad):
+    (grad,) = torch.autograd.grad(out.sum(), v)
+    if not all(math.isfinite(g) for g in grad.tolist()):
         return incorrect(
-            f"v.grad = {grad}: log still sees v <= 0; replace those inputs before the log, not only after"
+            f"the gradient is {grad.tolist()}: log still sees v <= 0; replace those inputs before the log,"
+            " not only after"
         )
-    if not torch.allclose(v.grad, torch.tensor([0.0, 0.0, 1 / 9])):
+    if not torch.allclose(grad, torch.tensor([0.0, 0.0, 4.0, 1 / 9])):
         return incorrect(
-            f"v.grad = {grad}, expected [0, 0, 1/9]: the masked-out elements must get gradient 0"
+            f"the gradient is {grad.tolist()}, expected [0, 0, 4, 1/9]: 1/v where v > 0, 0 where masked out"
         )
-    return correct("same values, gradient [0, 0, 1/9]: the log only ever sees valid inputs.")
+    return correct("same values, gradient 1/v where v > 0 and 0 elsewhere: the log only sees valid inputs.")
 
 
 ACTIVITIES = (

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.answers import number_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
 
 def _check_predicted_x_grad(predicted_x_grad: Any) -> tuple:
-    if not isinstance(predicted_x_grad, (int, float)) or isinstance(predicted_x_grad, bool):
-        return incorrect(
-            f"expected a number such as 10.0, got {type(predicted_x_grad).__name__} {predicted_x_grad!r}"
-        )
+    given, predicted_x_grad = predicted_x_grad, number_of(predicted_x_grad)
+    if predicted_x_grad is None:
+        return incorrect(f"expected a number such as 10.0, got {type(given).__name__} {given!r}")
     if abs(predicted_x_grad - 48.0) < 1e-6:
         return correct("dz/dy = 2y = 12, the hook doubles it to 24, and dy/dx = 2 gives x.grad = 48.")
     if abs(predicted_x_grad - 24.0) < 1e-6:
@@ -29,15 +29,10 @@ def _check_predicted_x_grad(predicted_x_grad: Any) -> tuple:
     )
 
 
-def _check_record_max(record_max: Any, maxima: Any) -> tuple:
+def _judge_record_max(record_max: Any, maxima: dict) -> tuple:
+    """The verdict on a hook that writes into maxima (emptied first)."""
     import torch
 
-    if not callable(record_max):
-        return incorrect(
-            f"expected record_max to be a function of one argument, got {type(record_max).__name__}"
-        )
-    if not isinstance(maxima, dict):
-        return incorrect(f"expected maxima to be a dict, got {type(maxima).__name__}")
     maxima.clear()
     w = torch.tensor([2.0, -1.0], requires_grad=True)
     w.register_hook(record_max)
@@ -62,6 +57,21 @@ def _check_record_max(record_max: Any, maxima: Any) -> tuple:
     if maxima["w"] != 5.0:
         return incorrect(f"maxima['w'] is {maxima['w']!r}; for a gradient [3, -5] the largest |grad| is 5.0")
     return correct("the hook stored 5.0 and returned None, so backward ran and the gradient is untouched.")
+
+
+def _check_record_max(record_max: Any, maxima: Any) -> tuple:
+    if not callable(record_max):
+        return incorrect(
+            f"expected record_max to be a function of one argument, got {type(record_max).__name__}"
+        )
+    if not isinstance(maxima, dict):
+        return incorrect(f"expected maxima to be a dict, got {type(maxima).__name__}")
+    yours = dict(maxima)  # what your own tries stored: put back afterwards
+    try:
+        return _judge_record_max(record_max, maxima)
+    finally:
+        maxima.clear()
+        maxima.update(yours)
 
 
 def _check_final_norms(watch_final_norms: Any) -> tuple:

@@ -6,27 +6,26 @@ import copy
 import math
 from typing import Any
 
+from autograd_course.yourturn.answers import number_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _check_clip_prediction(predicted_return: Any, predicted_grad: Any) -> tuple:
-    if not _is_number(predicted_return):
+    returned = number_of(predicted_return)
+    if returned is None:
         return incorrect(f"expected predicted_return to be a number, got {predicted_return!r}")
-    grad = predicted_grad
-    if not isinstance(grad, (list, tuple)) or len(grad) != 2 or not all(_is_number(g) for g in grad):
-        return incorrect(f"expected predicted_grad to be a list of two numbers, got {grad!r}")
-    if math.isclose(predicted_return, 1.0):
+    grad = predicted_grad.tolist() if hasattr(predicted_grad, "tolist") else predicted_grad
+    if not isinstance(grad, (list, tuple)) or len(grad) != 2 or any(number_of(g) is None for g in grad):
+        return incorrect(f"expected predicted_grad to be a list of two numbers, got {predicted_grad!r}")
+    grad = [number_of(g) for g in grad]
+    if math.isclose(returned, 1.0):
         return incorrect(
             "you predicted 1.0: clip_grad_norm_ returns the total norm measured before it clips, not after"
         )
-    if not math.isclose(predicted_return, 5.0, rel_tol=1e-6):
-        return incorrect(f"you predicted {predicted_return}; the 2-norm of [3, 4] is sqrt(9 + 16)")
+    if not math.isclose(returned, 5.0, rel_tol=1e-6):
+        return incorrect(f"you predicted {returned}; the 2-norm of [3, 4] is sqrt(9 + 16)")
     if not all(math.isclose(a, b, rel_tol=1e-3) for a, b in zip(grad, (0.6, 0.8))):
         return incorrect(
             f"the return value is right; p.grad afterwards is not {list(grad)}: it is scaled by 1/5"

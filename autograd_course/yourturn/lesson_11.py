@@ -5,18 +5,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from autograd_course.yourturn.answers import number_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
 
 def _check_predicted_vjp(predicted_vjp: Any) -> tuple:
-    values = predicted_vjp
-    numbers = isinstance(values, (list, tuple)) and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
-    )
-    if not numbers or len(values) != 3:
-        return incorrect(f"expected a list of three numbers such as [1.0, 1.0, 1.0], got {values!r}")
+    given = predicted_vjp.tolist() if hasattr(predicted_vjp, "tolist") else predicted_vjp
+    numbers = isinstance(given, (list, tuple)) and all(number_of(v) is not None for v in given)
+    if not numbers or len(given) != 3:
+        return incorrect(f"expected a list of three numbers such as [1.0, 1.0, 1.0], got {predicted_vjp!r}")
+    values = [number_of(v) for v in given]
     if all(math.isclose(a, b) for a, b in zip(values, (2.0, 4.0, 6.0))):
         return incorrect(
             "[2, 4, 6] is 2x, the gradient for v = ones; here v weights each element: [1, 0, -1]"
@@ -57,6 +57,56 @@ def _check_input_gradient(input_gradient: Any) -> tuple:
     )
 
 
+def _reverse_mode_refused() -> Any:
+    """f(t) = sum(exp(2t) sin(3t)) with a jvp and a backward that refuses: it tells the two modes apart."""
+    import torch
+
+    class ForwardOnly(torch.autograd.Function):
+        generate_vmap_rule = True  # so torch.func.jacfwd may run it too
+
+        @staticmethod
+        def forward(t: Any) -> Any:
+            return (torch.exp(2 * t) * torch.sin(3 * t)).sum()
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            ctx.save_for_forward(inputs[0])
+
+        @staticmethod
+        def jvp(ctx: Any, dt: Any) -> Any:
+            (t,) = ctx.saved_tensors
+            return (torch.exp(2 * t) * (2 * torch.sin(3 * t) + 3 * torch.cos(3 * t)) * dt).sum()
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            raise RuntimeError("REVERSE MODE: a backward pass ran")
+
+    return ForwardOnly.apply
+
+
+def _directional_value(directional_derivative: Any, f: Any, x: Any, u: Any) -> Any:
+    """The learner's value as a float, or the incorrect verdict that says why there is none."""
+    import torch
+
+    try:
+        with torch.no_grad():
+            got = directional_derivative(f, x, u)
+    except RuntimeError as exc:
+        if "REVERSE MODE" in str(exc):
+            return incorrect(
+                "it ran a backward pass (reverse mode: torch.func.grad, vjp, jacrev or .backward()); "
+                "forward mode pushes u through f with the value: torch.func.jvp"
+            )
+        return incorrect(
+            f"it raised under torch.no_grad() ({str(exc).splitlines()[0][:80]}): "
+            "backward is not available here; forward mode needs none"
+        )
+    value = got.item() if isinstance(got, torch.Tensor) and got.numel() == 1 else got
+    if not isinstance(value, float):
+        return incorrect(f"expected a float (the J u of jvp, .item()), got {type(got).__name__} {got!r}")
+    return value
+
+
 def _check_directional_derivative(directional_derivative: Any) -> tuple:
     import torch
 
@@ -66,23 +116,14 @@ def _check_directional_derivative(directional_derivative: Any) -> tuple:
     cases = [
         (lambda t: (torch.exp(2 * t) * torch.sin(3 * t)).sum(), 8),
         (lambda t: torch.log1p(t**2).mean() * t.sum(), 6),
+        (_reverse_mode_refused(), 5),
     ]
     for f, n in cases:
         x, u = torch.randn(n, generator=gen), torch.randn(n, generator=gen)
-        x64 = x.double().requires_grad_()
-        f(x64).backward()
-        exact = (x64.grad * u.double()).sum().item()
-        try:
-            with torch.no_grad():
-                got = directional_derivative(f, x, u)
-        except RuntimeError as exc:
-            return incorrect(
-                f"it raised under torch.no_grad() ({str(exc).splitlines()[0][:80]}): "
-                "backward is not available here; forward mode needs none"
-            )
-        value = got.item() if isinstance(got, torch.Tensor) and got.numel() == 1 else got
+        exact = torch.func.jvp(f, (x.double(),), (u.double(),))[1].item()  # forward mode in float64
+        value = _directional_value(directional_derivative, f, x, u)
         if not isinstance(value, float):
-            return incorrect(f"expected a float (the J u of jvp, .item()), got {type(got).__name__} {got!r}")
+            return value
         if abs(value - exact) > 2e-6 * max(1.0, abs(exact)):
             return incorrect(
                 f"got {value:.7g}, exact {exact:.7g}: a finite difference in float32 cannot get this close; "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.answers import whole_number_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -28,8 +29,10 @@ def _stack_parameter_count() -> int:
 
 
 def _check_listed(listed: Any) -> tuple:
-    if not isinstance(listed, int) or isinstance(listed, bool):
-        return incorrect(f"expected a whole number of tensors, got {listed!r}")
+    given = listed
+    listed = whole_number_of(given)
+    if listed is None:
+        return incorrect(f"expected a whole number of tensors, got {given!r}")
     actual = _stack_parameter_count()
     if listed == actual:
         return correct(

@@ -25,3 +25,19 @@ TABLE = {
         ],
     },
 }
+
+TABLE["01.1"]["wrong"] += [  # a loss that is not the lesson model's: a new model with the same shapes
+    'other = torch.nn.ModuleDict({"encoder": torch.nn.Linear(4, 8), "classifier": torch.nn.Linear(8, 1)})\n'
+    'fixed_loss = ((other["classifier"](other["encoder"](inputs)) - labels) ** 2).mean()',
+]
+TABLE["01.1"]["with_extra_lines"] = [
+    'features = model["encoder"](inputs)\n'
+    'fixed_loss = ((model["classifier"](features) - labels) ** 2).mean()\n'
+    "fixed_loss.backward()\n"
+    "print(fixed_loss.item())",
+    'fixed_loss = ((model["classifier"](model["encoder"](inputs)) - labels) ** 2).mean()\n'
+    "optimizer.zero_grad()\n"
+    "fixed_loss.backward()\n"
+    "optimizer.step()",
+]
+TABLE["01.2"]["with_extra_lines"] = ['still_recorded = {"a", "c"}\nprint(sorted(still_recorded))']

@@ -2,14 +2,12 @@
 
 TABLE = {
     "03.1": {
-        "right": [
-            "raises_for_add = False\nraises_for_square = True",
-            "raises_for_square, raises_for_add = True, False",
-        ],
+        "right": ['raising = ["c", "a"]', 'raising = set("ac")', 'raising = {"A", "C"}'],
         "wrong": [
-            "raises_for_square = True\nraises_for_add = True",
-            "raises_for_square = False\nraises_for_add = False",
-            "raises_for_square = 1\nraises_for_add = 0",
+            'raising = {"a"}',  # the constant factor is saved too
+            'raising = {"a", "b", "c", "d"}',
+            'raising = {"a", "c", "d"}',  # mean keeps a size, not a tensor
+            'raising = "ac"',
         ],
     },
     "03.2": {
@@ -45,3 +43,20 @@ TABLE["03.3"] = {
         "def update_baseline(baseline, reward):\n    return reward.detach()",
     ],
 }
+
+TABLE["03.1"]["with_extra_lines"] = [
+    'raising = {"a", "c"}\nprint(sorted(raising))',
+    "x = torch.tensor([2.0], requires_grad=True)\n"
+    "loss = x.exp().sum()\n"
+    "loss.backward()\n"
+    'raising = {"a", "c"}',
+]
+TABLE["03.2"]["with_extra_lines"] = [
+    "def step_state(state, t):\n    return recur(state.detach(), sequence[t])\n\n\n"
+    "print(step_state(torch.zeros(4), 0))\n"
+    "step_state(step_state(torch.zeros(4), 0), 1).sum().backward()",
+]
+TABLE["03.3"]["with_extra_lines"] = [
+    "def update_baseline(baseline, reward):\n    return 0.9 * baseline + 0.1 * reward.detach()\n\n\n"
+    "print(update_baseline(torch.zeros(()), torch.tensor(1.0, requires_grad=True)))",
+]

@@ -45,3 +45,18 @@ TABLE["04.3"] = {
         "largest_saved = 512",
     ],
 }
+
+TABLE["04.1"]["wrong"].remove("predicted_version = 3.0")
+TABLE["04.1"]["right"].append("predicted_version = 3.0")  # a whole number written as a float is that number
+TABLE["04.1"]["wrong"].append('predicted_version = "3"')
+TABLE["04.1"]["with_extra_lines"] = ["predicted_version = 3\nprint(predicted_version)"]
+TABLE["04.2"]["with_extra_lines"] = [  # the learner checks the fix their own way: backward on it
+    "x = torch.tensor([0.5, -1.0], requires_grad=True)\n"
+    "fixed_out = torch.sigmoid(x * 3) * 2\n"
+    "fixed_out.sum().backward()\n"
+    "print(x.grad)",
+    "x = torch.tensor([0.5, -1.0], requires_grad=True)\n"
+    "fixed_out = torch.sigmoid(x * 3) * 2\n"
+    "print(torch.autograd.grad(fixed_out.sum(), x))",
+]
+TABLE["04.3"]["with_extra_lines"] = ["largest_saved = (128, 512)\nprint(largest_saved)"]

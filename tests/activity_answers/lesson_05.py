@@ -31,3 +31,14 @@ TABLE = {
         ],
     },
 }
+
+TABLE["05.1"]["with_extra_lines"] = [
+    "def fixed_evaluate(model, batch):\n"
+    "    with torch.no_grad():\n"
+    "        return model(batch).mean().item()\n\n\n"
+    "print(fixed_evaluate(torch.nn.Linear(3, 1), torch.randn(4, 3)))\n"
+    "print(fixed_evaluate(torch.nn.Linear(3, 1), torch.randn(4, 3)))",
+]
+TABLE["05.2"]["with_extra_lines"] = [
+    "eval_requires_grad = True\neval_dropout_active = False\nprint(eval_requires_grad, eval_dropout_active)",
+]

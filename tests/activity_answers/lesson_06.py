@@ -34,3 +34,20 @@ TABLE = {
         ],
     },
 }
+
+TABLE["06.1"]["wrong"].remove("predicted_frozen_count = 0.0")
+TABLE["06.1"]["right"].append("predicted_frozen_count = 0.0")  # zero written as a float is zero
+TABLE["06.1"]["wrong"].append("predicted_frozen_count = None")
+TABLE["06.1"]["with_extra_lines"] = ["predicted_frozen_count = 0\nprint(predicted_frozen_count)"]
+TABLE["06.2"]["wrong"] += [  # every parameter held, but a step that moves nothing
+    "net_fixed = Classifier()\noptimizer_fixed = torch.optim.SGD(net_fixed.parameters(), lr=0)",
+    "net_fixed = Classifier()\noptimizer_fixed = torch.optim.Adam(net_fixed.parameters(), lr=0.0)",
+]
+TABLE["06.2"]["with_extra_lines"] = [
+    "net_fixed = Classifier().to(device)\n"
+    "optimizer_fixed = torch.optim.Adam(net_fixed.parameters(), lr=1e-2)\n"
+    "optimizer_fixed.zero_grad()\n"
+    "net_fixed(torch.randn(4, 8)).sum().backward()\n"
+    "optimizer_fixed.step()\n"
+    "print(parameter_report(net_fixed).frozen)",
+]

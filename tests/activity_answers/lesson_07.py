@@ -25,3 +25,20 @@ TABLE = {
         ],
     },
 }
+
+TABLE["07.1"]["with_extra_lines"] = ['predicted_sqrt_grad = [float("inf"), 0.25]\nprint(predicted_sqrt_grad)']
+TABLE["07.2"]["right"].append(  # a clamp at a tiny epsilon keeps the values of every positive input
+    "def masked_log(v):\n    return torch.where(v > 0, torch.log(v.clamp(min=1e-30)), 0.0)"
+)
+TABLE["07.2"]["wrong"] += [  # clamps that change the values of inputs between 0 and 1
+    "def masked_log(v):\n    return torch.where(v > 0, torch.log(v.clamp(min=1)), 0.0)",
+    "def masked_log(v):\n    return torch.log(v.clamp(min=1.0))",
+]
+TABLE["07.2"]["with_extra_lines"] = [
+    "def masked_log(v):\n"
+    "    safe = torch.where(v > 0, v, torch.ones_like(v))\n"
+    "    return torch.where(v > 0, torch.log(safe), 0.0)\n\n\n"
+    "probe = torch.tensor([-1.0, 2.0], requires_grad=True)\n"
+    "masked_log(probe).sum().backward()\n"
+    "print(probe.grad)",
+]

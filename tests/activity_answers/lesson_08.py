@@ -30,3 +30,7 @@ TABLE = {
         ],
     },
 }
+
+TABLE["08.1"]["right"].append("nan_pairs = torch.tensor([1, 3])")
+TABLE["08.1"]["with_extra_lines"] = ["nan_pairs = [1, 3]\nprint(nan_pairs)"]
+TABLE["08.2"]["with_extra_lines"] = ['anomaly_node = "SqrtBackward0"\nprint(anomaly_node)']

@@ -50,3 +50,21 @@ TABLE["09.3"] = {
         "        )",
     ],
 }
+
+TABLE["09.1"]["with_extra_lines"] = ["predicted_x_grad = 48.0\nprint(predicted_x_grad)"]
+TABLE["09.2"]["with_extra_lines"] = [  # the learner tries the hook first: maxima already holds a value
+    "maxima = {}\n\n\ndef record_max(grad):\n"
+    '    maxima["w"] = grad.abs().max().item()\n\n\n'
+    "tried = torch.tensor([1.0, -7.0], requires_grad=True)\n"
+    "tried.register_hook(record_max)\n"
+    "(tried * 2).sum().backward()\n"
+    "print(maxima)",
+]
+TABLE["09.3"]["with_extra_lines"] = [
+    TABLE["09.3"]["right"][0] + "\n\n\n"
+    "tried, tried_norms = torch.nn.Linear(2, 1), {}\n"
+    "for tried_handle in watch_final_norms(tried, tried_norms):\n"
+    "    tried(torch.ones(1, 2)).sum().backward()\n"
+    "    tried_handle.remove()\n"
+    "print(tried_norms)",
+]

@@ -41,3 +41,22 @@ TABLE = {
         ],
     },
 }
+
+TABLE["10.1"]["right"].append(
+    "predicted_return = torch.tensor(5.0)\npredicted_grad = torch.tensor([0.6, 0.8])"
+)
+TABLE["10.1"]["with_extra_lines"] = [
+    "predicted_return = 5.0\npredicted_grad = [0.6, 0.8]\nprint(predicted_return, predicted_grad)",
+]
+TABLE["10.2"]["with_extra_lines"] = [
+    "def clipped_step(model, optimizer, x, y):\n"
+    "    optimizer.zero_grad()\n"
+    "    loss = ((model(x) - y) ** 2).mean()\n"
+    "    loss.backward()\n"
+    "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
+    "    optimizer.step()\n"
+    "    return norm\n\n\n"
+    "tried = torch.nn.Linear(4, 1)\n"
+    "tried_optimizer = torch.optim.SGD(tried.parameters(), lr=0.1)\n"
+    "print(clipped_step(tried, tried_optimizer, torch.randn(8, 4), torch.randn(8, 1)))",
+]

@@ -43,3 +43,34 @@ TABLE["11.3"] = {
         "    return torch.func.jvp(func, (at,), (along_dir,))[0].item()",
     ],
 }
+
+TABLE["11.1"]["right"].append("predicted_vjp = torch.tensor([2.0, 0.0, -6.0])")
+TABLE["11.1"]["with_extra_lines"] = ["predicted_vjp = [2.0, 0.0, -6.0]\nprint(predicted_vjp)"]
+TABLE["11.2"]["with_extra_lines"] = [
+    "def input_gradient(out, points):\n"
+    "    (grad,) = torch.autograd.grad(out.sum(), points, create_graph=True)\n"
+    "    return grad\n\n\n"
+    "tried = torch.randn(2, 3, requires_grad=True)\n"
+    "print(input_gradient((tried**2).sum(dim=1), tried))",
+]
+TABLE["11.3"]["wrong"] += [  # exact, but reverse mode: a backward pass, not forward mode
+    "def directional_derivative(func, at, along_dir):\n"
+    "    return (torch.func.grad(func)(at) * along_dir).sum().item()",
+    "def directional_derivative(func, at, along_dir):\n"
+    "    with torch.enable_grad():\n"
+    "        leaf = at.clone().requires_grad_()\n"
+    "        func(leaf).backward()\n"
+    "    return (leaf.grad * along_dir).sum().item()",
+    "def directional_derivative(func, at, along_dir):\n"
+    "    return (torch.func.jacrev(func)(at) @ along_dir).item()",
+]
+TABLE["11.3"]["right"].append(
+    "def directional_derivative(func, at, along_dir):\n"
+    "    return (torch.func.jacfwd(func)(at) @ along_dir).item()"
+)
+TABLE["11.3"]["with_extra_lines"] = [
+    "def directional_derivative(func, at, along_dir):\n"
+    "    along = jvp(func, (at,), (along_dir,))[1]\n"
+    "    return along.item()\n\n\n"
+    "print(directional_derivative(lambda t: (t**2).sum(), torch.ones(3), torch.ones(3)))",
+]

@@ -20,3 +20,12 @@ TABLE = {
         ],
     },
 }
+
+TABLE["12.1"]["with_extra_lines"] = ["predicted_status = GradStatus.FROZEN\nprint(predicted_status)"]
+TABLE["12.2"]["with_extra_lines"] = [
+    "def tidy_forward(model, x):\n    h = torch.relu(model.fc1(x))\n    return model.fc2(h)\n\n\n"
+    "tried_model = TinyNet(seed=5)\n"
+    "tried_x, tried_y = make_tiny_problem(seed=5, n=4)\n"
+    "((tidy_forward(tried_model, tried_x) - tried_y) ** 2).mean().backward()\n"
+    "print(tidy_forward(tried_model, tried_x).shape)",
+]

@@ -55,3 +55,18 @@ TABLE = {
         ],
     },
 }
+
+TABLE["13.1"]["with_extra_lines"] = ["predicted_stage = Stage.PARAMS_NOT_UPDATED\nprint(predicted_stage)"]
+TABLE["13.2"]["with_extra_lines"] = [
+    "class HeldNet(nn.Module):\n"
+    "    def __init__(self, layer):\n"
+    "        super().__init__()\n"
+    "        self.layer = layer\n"
+    "        self.head = nn.Linear(4, 1)\n"
+    "\n"
+    "    def forward(self, x):\n"
+    "        return self.head(torch.tanh(self.layer(x)))\n\n\n"
+    "tried = HeldNet(nn.Linear(4, 4))\n"
+    "tried(torch.randn(2, 4)).sum().backward()\n"
+    "print(len(list(tried.parameters())))",
+]

@@ -17,3 +17,8 @@ TABLE = {
         ],
     },
 }
+
+TABLE["14.1"]["right"] += ["listed = 6.0", "import numpy as np\nlisted = np.int64(6)"]
+TABLE["14.1"]["wrong"] += ["listed = 6.5", 'listed = "6"']
+TABLE["14.1"]["with_extra_lines"] = ["listed = 6\nprint(listed)"]
+TABLE["14.2"]["with_extra_lines"] = ['leaves = {"a", "c", "e"}\nprint(sorted(leaves))']

@@ -54,3 +54,22 @@ TABLE = {
         ],
     },
 }
+
+TABLE["15.1"]["with_extra_lines"] = ["running_mean_moves = True\nprint(running_mean_moves)"]
+TABLE["15.2"]["with_extra_lines"] = [
+    "class TanhGate(torch.autograd.Function):\n"
+    "    @staticmethod\n"
+    "    def forward(ctx, x, w):\n"
+    "        t = torch.tanh(x * w)\n"
+    "        ctx.save_for_backward(x, w, t)\n"
+    "        return t\n"
+    "\n"
+    "    @staticmethod\n"
+    "    def backward(ctx, grad):\n"
+    "        x, w, t = ctx.saved_tensors\n"
+    "        d = grad * (1 - t**2)\n"
+    "        return d * w, d * x\n\n\n"
+    "tried_x = torch.ones(2, requires_grad=True)\n"
+    "TanhGate.apply(tried_x, torch.ones(2)).sum().backward()\n"
+    "print(tried_x.grad)",
+]

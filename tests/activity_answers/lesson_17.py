@@ -17,3 +17,6 @@ TABLE = {
         ],
     },
 }
+
+TABLE["17.1"]["with_extra_lines"] = ["unused_indices = [2, 3, 6, 7]\nprint(unused_indices)"]
+TABLE["17.2"]["with_extra_lines"] = ["layers_status = GradStatus.OK\nprint(layers_status)"]
