@@ -14,6 +14,7 @@ from pathlib import Path
 from autograd_course.classroom.room import ARRIVAL_SLACK
 from autograd_course.course import COURSE_MAP, exercise_titles, find_exercise
 from autograd_course.course_times import estimate
+from autograd_course.modes import mode_of
 from autograd_course.saved import activities_correct, check_cells, read_notebook
 from autograd_course.workspace import LESSONS, read_progress
 
@@ -64,6 +65,7 @@ class ExerciseState:
     path: Path | None
     status: str
     minutes: int
+    mode: str = "practice"  # the notebook's own mode (challenge.modes), "" when there is no notebook
 
     @property
     def done(self) -> bool:
@@ -120,8 +122,11 @@ def exercise_states(workspace: Path) -> list[ExerciseState]:
         entry = state.get(found[0].name) if found else None
         course = find_exercise(ex_id)
         minutes = estimate(course).minutes if course else 0
+        mode = mode_of(read_notebook(found[0])) if found else ""
         states.append(
-            ExerciseState(ex_id, title, found[0] if found else None, _exercise_status(found, entry), minutes)
+            ExerciseState(
+                ex_id, title, found[0] if found else None, _exercise_status(found, entry), minutes, mode
+            )
         )
     return states
 

@@ -34,11 +34,14 @@ def _cell(nb, part: int, role: str) -> int:
 
 
 def _bad_submissions(root: Path) -> None:
+    # the grader runs only answer cells: each misbehaves in one
     slow = _read(EXE, "M1")  # sleeps, so the wait for its timeout costs no CPU
-    slow.cells.insert(_cell(slow, 1, "answer"), nbformat.v4.new_code_cell("import time\ntime.sleep(3600)"))
+    i = _cell(slow, 1, "answer")
+    slow.cells[i].source = "import time\ntime.sleep(3600)\n" + slow.cells[i].source
     nbformat.write(slow, root / "slow.ipynb")
     crash = _read(EXE, "M3")
-    crash.cells.insert(1, nbformat.v4.new_code_cell("import os\nos._exit(1)"))
+    i = _cell(crash, 1, "answer")
+    crash.cells[i].source = "import os\nos._exit(1)\n" + crash.cells[i].source
     nbformat.write(crash, root / "crash.ipynb")
 
 
@@ -110,6 +113,7 @@ def test_check_grades_a_fresh_exercise_as_not_attempted_and_records_progress(che
     assert main(["progress", "--dir", str(ws)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "to do: part 1: not_attempted, part 2: not_attempted" in next(
-        x for x in lines if x.split()[0] == "B"
+        x for x in lines if x.split()[:1] == ["B"]
     )
-    assert lines[-1].startswith("Next: ") and lines[-1].endswith("A_detached_output.ipynb")
+    # lessons come first: a fresh workspace resumes at lesson 00
+    assert lines[-1].startswith("Next: ") and "00_mental_model.ipynb" in lines[-1]

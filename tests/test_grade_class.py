@@ -42,10 +42,10 @@ def _nb(folder: Path, ex_id: str) -> nbformat.NotebookNode:
 
 
 def _hostile(code: str) -> str:
-    """A hostile cell, then one tagged answer cell: the least a kernel must run to be graded."""
-    answer = nbformat.v4.new_code_cell("stage = evidence = None")
+    """One tagged answer cell that opens with hostile code: the grader runs only answer cells."""
+    answer = nbformat.v4.new_code_cell(code + "\nstage = evidence = None")
     answer.metadata["autograd_course"] = {"exercise": "M1", "part": 1, "role": "answer"}
-    return nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code), answer]))
+    return nbformat.writes(nbformat.v4.new_notebook(cells=[answer]))
 
 
 def _tree(folder: Path) -> dict[str, str]:
@@ -241,10 +241,10 @@ def _require_sandbox() -> None:
     ("student", "words"),
     [
         ("h_net", "network"),
-        ("h_peek", "outside its own folder"),
-        ("h_solutions", "outside its own folder"),
-        ("h_write", "outside its own folder"),
-        ("h_forkbomb", "process limit|kernel died"),
+        ("h_peek", "opened .*alice|outside its own folder"),
+        ("h_solutions", "opened .*solutions|outside its own folder"),
+        ("h_write", "opened .*pwned|outside its own folder"),
+        ("h_forkbomb", "process|kernel died"),
         ("h_alloc", "memory"),
     ],
 )
@@ -254,7 +254,7 @@ def test_hostile_submissions_are_contained_and_graded_error(graded, student, wor
     assert len(got) == 1 and got[0]["status"] == "error", got
     assert re.search(words, got[0]["message"]), got[0]["message"]
     if "kernel died" not in got[0]["message"]:  # a fork bomb may take the kernel down with it
-        assert "cell 1" in got[0]["message"]
+        assert "answer cell" in got[0]["message"] and got[0]["flags"]  # listed for the instructor
 
 
 def test_nothing_escapes_and_the_submissions_are_unchanged(graded):
@@ -290,11 +290,12 @@ def test_reordered_duplicated_and_deleted_cells_are_found_by_metadata(graded):
 def test_monkeypatching_in_the_notebook_does_not_turn_a_failure_into_a_pass(graded):
     got = _by(graded["records"], "dave.ipynb")
     assert got[1]["status"] == "passed"
+    # the patches are not part of the fix: pruned, so the fix is judged on what it does, and fails
     assert got[2]["status"] == "failed" and "never changed in 40 steps" in got[2]["message"]
+    assert any("not part of the fix" in f for f in got[2]["flags"])
     executed = nbformat.read(graded["out"] / "executed" / "dave.ipynb", as_version=4)
-    check = executed.cells[_cell(executed, 2, "check")]
-    # The in-kernel check cell is kept but not run: the grader's own judgement is the verdict.
-    assert "check()" in check.source and check.outputs == []
+    # what the grader ran: its own cells around the answers' source, never the learner's notebook
+    assert "run_hidden" in executed.cells[0].source and not any("check()" in c.source for c in executed.cells)
 
 
 @pytest.mark.parametrize(
@@ -323,7 +324,8 @@ def test_results_json_csv_and_summary(graded):
     }
     csv_lines = (out / "results.csv").read_text().splitlines()
     assert csv_lines[0] == (
-        "student,submission,exercise,part,status,points,max_points,checks,hints,solution_viewed,attempts,message,note"
+        "student,submission,exercise,part,status,points,max_points,checks,hints,solution_viewed,attempts,message,note,"
+        "flags,mode"
     )
     assert len(csv_lines) == len(records) + 1
     summary = (out / "summary.md").read_text()
@@ -337,10 +339,8 @@ def test_feedback_never_contains_check_code(graded):
         assert "Traceback" not in r["message"]
 
 
-def test_an_answer_that_raises_is_an_error_naming_its_cell_and_line(graded):
+def test_an_answer_that_raises_before_its_answer_is_not_attempted_naming_the_line(graded):
     got = _by(graded["records"], "ray.ipynb")
-    executed = nbformat.read(graded["out"] / "executed" / "ray.ipynb", as_version=4)
-    cell = _cell(executed, 1, "answer") + 1  # as Jupyter counts
-    assert got[1]["status"] == "error", got[1]
-    assert got[1]["message"].startswith(f"cell {cell}, line 2: your answer raised RuntimeError: element 0")
+    assert got[1]["status"] == "not_attempted", got[1]
+    assert got[1]["message"].startswith("your answer cell raised RuntimeError on line 2: element 0")
     assert got[2]["status"] == "passed"  # part 2 is judged on its own

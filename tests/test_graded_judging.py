@@ -159,3 +159,11 @@ def test_in_practice_every_verdict_call_is_an_attempt():
         ns["stage"] = stage
         ex.part1.verdict()
     assert len([u for u in ex.usage if u["kind"] == "check"]) == len(Stage)
+
+
+def test_what_an_answer_reaches_for_is_reported_even_when_it_catches_the_refusal(tmp_path):
+    sneaky = "try:\n    open('/root/.ssh/id_rsa').read()\nexcept OSError:\n    pass\n" + _answer(None, "A", 1)
+    answer = answer_source(sneaky, 1)
+    run_hidden("A", None, 1, answer.source, str(tmp_path))
+    _, flags, problem = judge_part(tmp_path, "A", 1, answer, None)
+    assert "opened /root/.ssh/id_rsa" in problem and flags and "refused" in problem

@@ -175,6 +175,7 @@ def _warmup(factor: str) -> Callable[[dict], None]:
     )
 
 
+_CONFIG = f'config = {{"lr": {LR}, "epochs": 40}}  # the run\'s settings'
 _PLAIN_CALL = (("forward", 0),)  # `model(inputs)`: TinyStack has no fc2 to call directly
 
 
@@ -292,7 +293,7 @@ BUGS: dict[str, Bug] = {
             "the learning rate is zero",
             "PARAMS_NOT_UPDATED",
             "broken_setup",
-            _set(lr="0.0"),
+            _set(freeze=[_CONFIG], lr='config.get("learning_rate", 0.0)'),
             (
                 "Gradients look healthy. Did the step change anything?",
                 "snapshot_parameters(model) before a broken step, parameter_changes(model, snapshot) after.",
@@ -300,7 +301,9 @@ BUGS: dict[str, Bug] = {
             _RUN + "before = snapshot_parameters(model)\nbroken_step(model, optimizer, inputs, targets)\n"
             "evidence = parameter_changes(model, before)\nprint(evidence)\n"
             "stage = Stage.PARAMS_NOT_UPDATED\n",
-            "With a learning rate of zero, optimizer.step() runs and changes nothing.",
+            "The optimizer's learning rate is 0.0: `config` has no key 'learning_rate', so `.get` returns "
+            "its default, and optimizer.step() runs and changes nothing.",
+            fix=_set(freeze=[_CONFIG], lr='config["lr"]'),
         ),
         Bug(
             "H",
@@ -410,8 +413,7 @@ BUGS: dict[str, Bug] = {
             "print('lr now:', optimizer.param_groups[0]['lr'])\nstage = Stage.PARAMS_NOT_UPDATED\n",
             "LambdaLR sets lr = 0.03 × factor(step) as soon as it is built, and `step // 100` is integer "
             "division: 0 for the first 100 steps, so every optimizer.step() runs with lr 0 and changes "
-            "nothing. Divide as floats, `min(1.0, (step + 1) / 100)`, and the warm-up rises from the first "
-            "step.",
+            "nothing: the warm-up never starts.",
             fix=_warmup("min(1.0, (step + 1) / 100)"),
         ),
     ]

@@ -296,6 +296,18 @@ def _proves(stage: str, s: dict, trace: BrokenTrace) -> bool:
     return s["type"] == "list" and any(_proves(stage, i, trace) for i in s["items"] if i["type"] != "list")
 
 
+def _unrecorded_meaning(stage: str, summary: dict) -> str | None:
+    """What a 'does not require grad' error means, when the learner named a stage it does not prove."""
+    items = summary["items"] if summary["type"] == "list" else [summary]
+    if stage in ("LOSS_NOT_IN_GRAPH", "GRAD_MODE_DISABLED") or not any(_unrecorded_error(i) for i in items):
+        return None
+    return (
+        f"the error you caught does not prove Stage.{stage}: 'does not require grad' means backward found no "
+        "graph to walk, because nothing was recorded for the loss. That happens before backward runs: "
+        "which earlier stage stops the recording?"
+    )
+
+
 def _also_proves(stage: str, s: dict, trace: BrokenTrace) -> str | None:
     """Another stage that an item of a list proves on its own (None for a focused proof)."""
     if s["type"] != "list":
@@ -358,6 +370,8 @@ def _judge(variant: Variant, seed: int, stage: str | None, summary: dict) -> tup
             f"first {REFERENCE_STEPS} steps with seed={seed}: compute it on a fresh "
             "broken_setup(seed, device)"
         )
+    if not _proves(stage, summary, trace) and (why := _unrecorded_meaning(stage, summary)):
+        return False, why
     if not _proves(stage, summary, trace):
         accepted = "; ".join(p.shows for p in PROOFS.get(stage, ()))
         return (

@@ -19,7 +19,16 @@ from helpers import TinyNet, make_tiny_problem
 from helpers.doctor.discover import find_schedulers
 from helpers.doctor.lookahead import lrs_ahead
 
-__all__ = ["CHECKS", "FIX_STEPS", "LOOK_AHEAD", "LOSS_DROP", "LR", "collect_fix_trace", "judge_fix"]
+__all__ = [
+    "CHECKS",
+    "CHECK_MEANINGS",
+    "FIX_STEPS",
+    "LOOK_AHEAD",
+    "LOSS_DROP",
+    "LR",
+    "collect_fix_trace",
+    "judge_fix",
+]
 
 FIX_STEPS = 40  # steps the fixed training runs
 LOSS_DROP = 0.5  # the final loss must be at most this fraction of the first
@@ -91,6 +100,13 @@ def collect_fix_trace(fixed_setup: Callable, fixed_step: Callable, seed: int, de
 
 
 CHECKS = ("true_loss", "no_carryover", "params_move", "loss_falls")  # part 2's checks, in order
+# What each check measures, in the words the exercise and the feedback show.
+CHECK_MEANINGS = {
+    "true_loss": "each step returns the model's real loss on the batch, with the weights of that step",
+    "no_carryover": "each step's gradients are that step's loss gradients: present, finite, not carried over",
+    "params_move": "every parameter changes, at the learning rate the code intends and never above it",
+    "loss_falls": f"the loss falls to at most {LOSS_DROP:.0%} of where it started in {FIX_STEPS} steps",
+}
 
 
 def _true_loss_and_grads(weights: list[torch.Tensor], inputs, targets) -> tuple[float, list[torch.Tensor]]:
@@ -179,7 +195,7 @@ def judge_fix(seed: int, trace: Any) -> tuple[tuple[tuple[str, bool], ...], str]
         problems["params_move"] = f"{', '.join(unchanged)} never changed in {FIX_STEPS} steps"
     elif (peak := max(trace.get("lrs") or [0.0])) > LR * (1 + 1e-6):
         problems["params_move"] = (
-            f"the learning rate reaches {peak:.4g}, above the lr={LR} every setup trains with (within "
+            f"the learning rate reaches {peak:.4g}, above the lr={LR} this code intends (within "
             f"{FIX_STEPS} steps and {LOOK_AHEAD} more of its schedule): a warm-up rises to it and stays"
         )
     final, _ = _true_loss_and_grads([params[-1][n] for n in names], inputs, targets)

@@ -20,7 +20,11 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import secrets
+import site
+import sys
+import tempfile
 import traceback
 import types
 from pathlib import Path
@@ -37,6 +41,7 @@ from autograd_course.challenge.evidence import stage_name, summarize
 from autograd_course.challenge.exercise import fix_trace
 from autograd_course.challenge.variants import Variant, digest, shape_number
 from autograd_course.challenge.verdict import NotAttempted
+from autograd_course.execution.refusals import refused
 
 __all__ = ["HIDDEN_RUNS", "hidden_path", "hidden_runs", "run_hidden"]
 
@@ -107,18 +112,74 @@ def _namespace(variant: Variant, seed: int) -> dict[str, Any]:
 def _error_of(exc: BaseException) -> dict:
     lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<answer>"]
     first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
-    return {"name": type(exc).__name__, "message": first, "line": lines[-1] if lines else None}
+    name = type(exc).__name__
+    return {
+        "name": name,
+        "message": first,
+        "line": lines[-1] if lines else None,
+        "refused": refused(name, first),
+    }
+
+
+class _Watch:
+    """An audit hook noting what an answer reaches for beyond its own run: files elsewhere, the network,
+    other processes. The sandbox refuses them; this tells the instructor, even when the answer catches
+    the refusal itself."""
+
+    def __init__(self) -> None:
+        self.on, self.events = False, []
+        places = (
+            sys.prefix,
+            sys.base_prefix,
+            *site.getsitepackages(),
+            "/usr",
+            "/lib",
+            "/proc",
+            "/sys",
+            "/dev",
+        )
+        self.readable = tuple(os.path.realpath(p) for p in (*places, "/etc"))
+        sys.addaudithook(self)
+
+    def __call__(self, event: str, args: tuple) -> None:
+        if not self.on:
+            return
+        if event == "open" and isinstance(args[0], str) and not self._inside(args[0], args[1]):
+            self.events.append(f"opened {args[0]}")
+        elif event in ("socket.connect", "socket.getaddrinfo"):
+            self.events.append("used the network")
+        elif event in ("os.fork", "os.system", "subprocess.Popen", "os.posix_spawn", "os.exec"):
+            self.events.append(f"started a process ({event})")
+
+    def _inside(self, path: str, mode: str | None) -> bool:
+        full = os.path.realpath(path)
+        if full.startswith((os.getcwd(), os.path.realpath(tempfile.gettempdir()))):
+            return True
+        return not (mode and any(c in mode for c in "wax+")) and full.startswith(self.readable)
+
+
+_WATCH = _Watch()
 
 
 def _run_source(source: str, ns: dict[str, Any]) -> tuple[dict | None, list[str]]:
     """Run the answer in ns: (the error it raised or None, what it changed in torch or the toolkit)."""
     before = _snapshot()
     error = None
+    _WATCH.on = True
     try:
-        exec(compile(source, "<answer>", "exec"), ns)
+        exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer, in the grader's sandbox
     except Exception as exc:  # the raising-cell rule: judge the names set before the error
         error = _error_of(exc)
+    finally:
+        _WATCH.on = False
     return error, _changed(before)
+
+
+def _reached() -> list[str]:
+    """What the answer reached for since the last call (at most five, each once)."""
+    events = list(dict.fromkeys(_WATCH.events))[:5]
+    _WATCH.events.clear()
+    return events
 
 
 def _part1(source: str, variant: Variant, seed: int) -> dict:
@@ -131,6 +192,7 @@ def _part1(source: str, variant: Variant, seed: int) -> dict:
         "variant": variant.to_json(),
         "error": error,
         "changed": changed,
+        "reached": _reached(),
         "not_attempted": not attempted,
         "stage": stage_name(stage) if attempted else None,
         "summary": summarize(evidence) if attempted and not changed else None,
@@ -147,10 +209,20 @@ def _part2(source: str, variant: Variant, seed: int) -> dict:
     error, changed = _run_source(source, ns)
     answers = {n: ns[n] for n in FIXED_NAMES if n in ns}
     if error is not None or changed:
-        return {"error": "your fix could not be defined", "raised": error, "changed": changed, "seed": seed}
+        return {
+            "error": "your fix could not be defined",
+            "raised": error,
+            "changed": changed,
+            "seed": seed,
+            "reached": _reached(),
+        }
     before = _snapshot()
-    trace = fix_trace(variant, answers, seed, "cpu", sources=_function_sources(source))
-    trace |= {"seed": seed, "changed": _changed(before)}
+    _WATCH.on = True
+    try:
+        trace = fix_trace(variant, answers, seed, "cpu", sources=_function_sources(source))
+    finally:
+        _WATCH.on = False
+    trace |= {"seed": seed, "changed": _changed(before), "reached": _reached()}
     return trace
 
 

@@ -24,7 +24,7 @@ from autograd_course.challenge.catalogue import (
 )
 from autograd_course.challenge.contract import judge_evidence
 from autograd_course.challenge.draw import variant_for
-from autograd_course.challenge.fixcheck import CHECKS, LR, collect_fix_trace, judge_fix
+from autograd_course.challenge.fixcheck import CHECK_MEANINGS, CHECKS, FIX_STEPS, collect_fix_trace, judge_fix
 from autograd_course.challenge.repair import repair_problem
 from autograd_course.challenge.variants import Variant
 from autograd_course.challenge.verdict import NotAttempted, Outcome, Verdict
@@ -198,9 +198,10 @@ PARTS: dict[int, PartSpec] = {
         "Fix it",
         "Repair your own code: copy the function that holds the bug, name it `fixed_setup`, "
         "`fixed_compute_loss` or `fixed_step` (same arguments), and change only what is broken; its shape "
-        f"and settings stay (every setup trains TinyNet with Adam or AdamW at lr={LR}). The check runs the "
-        "broken code with yours instead of the broken one(s) for 40 steps and judges what the training "
-        f"did: {', '.join(CHECKS)}; a partial fix earns the checks it repairs.",
+        "and settings stay (the model, the optimizer and the learning rate the code means to train with: "
+        "a fix may not train faster than that). The check runs the broken code with yours instead of the "
+        f"broken one(s) for {FIX_STEPS} steps and judges what the training did; a partial fix earns the "
+        "checks it repairs:\n\n" + "\n".join(f"- `{name}`: {CHECK_MEANINGS[name]}" for name in CHECKS),
         tuple(FIXABLE),
         "# Your code: define one or more of\n"
         "#   fixed_setup(seed, device) -> (model, optimizer)\n"

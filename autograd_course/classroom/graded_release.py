@@ -25,9 +25,9 @@ import autograd_course
 import helpers
 from autograd_course.challenge.catalogue import exercise, render
 from autograd_course.challenge.draw import variant_for
-from autograd_course.challenge.modes import GRADED
 from autograd_course.challenge.parts import PARTS
 from autograd_course.graded import VARIANTS_FILE, learner_key
+from autograd_course.modes import GRADED
 from autograd_course.protocol import META_KEY
 
 __all__ = ["ANSWER_MODULES", "graded_notebook", "learner_modules", "make_graded_release", "variants_data"]

@@ -30,7 +30,8 @@ class LearnerState:
     lessons_run: list[str] = field(default_factory=list)
     activities_correct: int = 0
     activities_total: int = 0
-    parts_passed: list[str] = field(default_factory=list)  # "A.1", "A.2", ...
+    parts_passed: list[str] = field(default_factory=list)  # "A.1", ...: judged by `check` as `grade` judges
+    parts_self_reported: list[str] = field(default_factory=list)  # passed only in the notebook's own output
     parts_total: int = 0
     last_activity: float | None = None  # seconds since the epoch
     last_file: str = ""
@@ -89,16 +90,17 @@ def _read_folder(folder: CourseFolder, ids: list[str], state: LearnerState) -> N
         if times[path] > arrival + ARRIVAL_SLACK and path.name[:2] not in state.lessons_run:
             state.lessons_run.append(path.name[:2])
     state.activities_correct += len(correct)
-    passed = _checked_parts(folder)
+    passed, claimed = _checked_parts(folder), set()
     for path in challenge:
         nb = read_notebook(path)
         state.parts_total += check_cells(nb)
-        passed |= {
+        claimed |= {
             f"{v.get('exercise')}.{v.get('part')}"
             for v in outputs(nb, VERDICT_MIME)
             if v.get("status") == "passed"
         }
     state.parts_passed = sorted(set(state.parts_passed) | passed)
+    state.parts_self_reported = sorted((set(state.parts_self_reported) | claimed) - set(state.parts_passed))
     latest = max(times, key=times.__getitem__)
     if state.last_activity is None or times[latest] > state.last_activity:
         state.last_activity, state.last_file = (

@@ -18,9 +18,11 @@ def _row(s: LearnerState) -> tuple[str, ...]:
         return (s.user, s.learner, s.problem or "not started", "-", "-", "-")
     lessons = ", ".join(s.lessons_run) if s.lessons_run else "none"
     activities = f"{s.activities_correct}/{s.activities_total} correct"
-    parts = f"{len(s.parts_passed)}/{s.parts_total} passed" + (
+    parts = f"{len(s.parts_passed)}/{s.parts_total} passed by check" + (
         f" ({', '.join(s.parts_passed)})" if s.parts_passed else ""
     )
+    if s.parts_self_reported:  # the notebook's own word: outputs a learner's kernel wrote
+        parts += f"; self-reported: {', '.join(s.parts_self_reported)}"
     return (s.user, s.learner, lessons, activities, parts, s.last_text)
 
 

@@ -15,7 +15,7 @@ from autograd_course.classroom.homes import is_challenge_name
 from autograd_course.course import exercise_ids
 from autograd_course.learner import read_learner
 from autograd_course.saved import activities_correct, check_cells, read_notebook
-from autograd_course.workspace import write_progress
+from autograd_course.workspace import PROGRESS_FILE, write_progress
 
 NAME = "check"
 HELP = "grade your challenge notebooks (a file or a folder, default my-work/) in a fresh kernel"
@@ -110,6 +110,12 @@ def _grade(workspace: Path, notebooks: list[Path], args: argparse.Namespace) -> 
         return 2
     records = grade_folder(subs, jobs=args.jobs, timeout=args.timeout, progress=len(files) > 1)
     print(table_text(records))
+    modes = sorted({f"{r.submission}: {r.mode}" for r in records if r.part})
+    print(
+        "\nThe grader ran each answer cell on its own, on broken code and seeds you have not seen "
+        f"(the same way `grade` does). Notebooks: {'; '.join(modes) or 'none graded'}. "
+        f"Each `check` run is recorded as an attempt in {PROGRESS_FILE}."
+    )
     write_progress(workspace, records, files)
     passed = all(r.status == "passed" for r in records)
     print("\nEverything passes." if passed else "\nNot everything passes yet (see the table).")

@@ -31,7 +31,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"  {s.number}  {s.title:<{width}}  {done:<14}  {s.minutes:>3} min  {s.status}")
     print(f"\nChallenge in {workspace} (from `autograd-course check`):")
     for e in exercises:
-        print(f"  {e.ex_id:<3} {e.title:<{width - 1}}  {'':<14}  {e.minutes:>3} min  {e.status}")
+        print(f"  {e.ex_id:<3} {e.title:<{width - 1}}  {e.mode:<14}  {e.minutes:>3} min  {e.status}")
     lesson_left = sum(s.minutes for s in lessons if not s.done)
     challenge_left = sum(e.minutes for e in exercises if not e.done)
     print(

@@ -34,13 +34,14 @@ from tqdm import tqdm
 
 from autograd_course.challenge.answer_source import AnswerSource, answer_source
 from autograd_course.challenge.catalogue import EXERCISES
-from autograd_course.challenge.modes import PRACTICE, mode_of
 from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.checks.usage import attempts_per_part, usage_records
 from autograd_course.execution.kernel import KernelSpec, execute_cells
+from autograd_course.execution.refusals import refused as _refused
 from autograd_course.execution.sandbox import Sandbox, course_import_path
 from autograd_course.grading.judging import judge_part
 from autograd_course.learner import learner_for
+from autograd_course.modes import PRACTICE, mode_of
 from autograd_course.protocol import LEARNER_ENV
 
 __all__ = [
@@ -59,22 +60,6 @@ __all__ = [
 log = logging.getLogger("autograd_course.grading")
 STATUSES = ("passed", "failed", "not_attempted", "error", "timeout", "missing")
 _JUDGE_LOCK = threading.Lock()
-# Errors in a learner's cell that mean the sandbox refused something (or a limit was hit):
-# the submission is graded `error` with that reason.
-REFUSED = {
-    "MemoryError": "ran out of memory",
-    "OutOfMemoryError": "ran out of memory",
-    "PermissionError": "was refused a file or resource",
-    "FileNotFoundError": "opened a file outside its own folder",
-    "ConnectionError": "tried to use the network",
-    "ConnectionRefusedError": "tried to use the network",
-    "gaierror": "tried to use the network",
-    "BlockingIOError": "hit the process limit",
-    "OSError": "was refused a system resource",
-}
-
-
-_NETWORK = ("Network is unreachable", "Temporary failure in name resolution", "Name or service not known")
 
 
 @dataclass
@@ -213,15 +198,6 @@ def kernel_env(learner: str | None, scratch: Path, confined: bool) -> dict[str, 
     return env
 
 
-def _refused(name: str, message: str) -> str:
-    """What the sandbox (or a limit) refused, when a cell error is of that kind; else ''."""
-    if "can't allocate memory" in message:
-        return REFUSED["MemoryError"]
-    if any(w in message for w in _NETWORK):
-        return REFUSED["ConnectionError"]
-    return REFUSED.get(name, "")
-
-
 def _refusal(execution, nb) -> str:
     """'' or why the sandbox (or a limit) stopped a learner's cell, naming the cell and line."""
     for err in execution.errors:
@@ -330,7 +306,7 @@ def judge_hidden(
     """One part's record, judged with trusted code from what its hidden runs wrote."""
     verdict, flags, problem = judge_part(export_dir, ex_id, part, answer, learner)
     if problem:
-        return Record(name, ex_id, part, "error", problem)
+        return Record(name, ex_id, part, "error", problem, flags=list(flags))
     checks = part2_checks(verdict) if part == 2 and verdict.status != "not_attempted" else []
     record = Record(name, ex_id, part, verdict.status, verdict.message, checks=checks)
     record.flags += flags

@@ -76,6 +76,17 @@ def _part2(ex_id: str, learner: str | None, runs: list[dict]) -> tuple[Verdict, 
     return Verdict(ex_id, 2, worst.outcome, f"with an unseen seed: {worst.message}", worst.checks), []
 
 
+def _reached(runs: list[dict]) -> list[str]:
+    """What the answer reached for that the sandbox refuses (files elsewhere, network, processes)."""
+    found = [f"the answer cell {e}" for r in runs for e in r.get("reached") or []]
+    for r in runs:
+        err = r.get("error") if isinstance(r.get("error"), dict) else r.get("raised")
+        if isinstance(err, dict) and err.get("refused"):
+            line = f" on line {err['line']} of the answer cell" if err.get("line") else ""
+            found.append(f"the answer {err['refused']}{line} ({err['name']}: {str(err['message'])[:100]})")
+    return list(dict.fromkeys(found))
+
+
 def judge_part(
     export_dir: Path, ex_id: str, part: int, answer: AnswerSource | None, learner: str | None
 ) -> tuple[Verdict, list[str], str]:
@@ -97,9 +108,16 @@ def judge_part(
     try:
         if part == 1:
             runs = [json.loads(_read(p)) for p in paths]
-            return (*_part1(ex_id, runs), "")
-        runs = [torch.load(io.BytesIO(_read(p)), weights_only=True) for p in paths]
-        return (*_part2(ex_id, learner, [r if isinstance(r, dict) else {} for r in runs]), "")
+        else:
+            loaded = [torch.load(io.BytesIO(_read(p)), weights_only=True) for p in paths]
+            runs = [r if isinstance(r, dict) else {} for r in loaded]
+        if reached := _reached(runs):
+            return (
+                Verdict(ex_id, part, Outcome.INCORRECT, ""),
+                reached,
+                f"{reached[0]}: the sandbox refused it",
+            )
+        return (*(_part1(ex_id, runs) if part == 1 else _part2(ex_id, learner, runs)), "")
     except Exception as exc:  # a malformed file: the answer's run went wrong, never the batch
         return (
             Verdict(ex_id, part, Outcome.INCORRECT, ""),

@@ -176,7 +176,9 @@ def _instructor(hub: Hub, out: Path) -> None:
     assert room.returncode == 0, room.stderr
     state = {s["user"]: s for s in json.loads(room.stdout)}
     assert state["ada"]["started"] and "00" in state["ada"]["lessons_run"], state["ada"]
-    assert state["ada"]["activities_correct"] >= 1 and {"A.1", "A.2"} <= set(state["ada"]["parts_passed"])
+    assert state["ada"]["activities_correct"] >= 1 and {"A.1", "A.2"} <= set(
+        state["ada"]["parts_self_reported"]
+    )
     assert state["bob"]["started"] and not state["bob"]["lessons_run"] and not state["bob"]["parts_passed"]
     subs, roster = out / "submissions", out / "roster.csv"
     done = _cli("collect", str(hub.homes), "--out", str(subs), "--roster", str(roster))
