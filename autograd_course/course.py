@@ -95,7 +95,7 @@ COURSE_MAP: tuple[Lesson, ...] = (
     Lesson(
         "15",
         "Bugs from the field: layers",
-        "BatchNorm under no_grad, softmax + CE, a custom autograd.Function",
+        "BatchNorm under no_grad, softmax + CE, a custom autograd.Function, in place on views",
     ),
     Lesson(
         "16",
