@@ -109,7 +109,7 @@ COURSE_MAP: tuple[Lesson, ...] = (
     Lesson(
         "17",
         "Bugs from the field: wrappers",
-        "DDP unused parameters, activation checkpointing, torch.compile hooks",
+        "DDP unused parameters, activation checkpointing, torch.compile hooks, module backward hooks",
     ),
 )
 
