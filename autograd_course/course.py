@@ -76,7 +76,11 @@ COURSE_MAP: tuple[Lesson, ...] = (
         "Frozen and forgotten parameters",
         "requires_grad, optimizer coverage, parameters that never move",
     ),
-    Lesson("07", "NaN and Inf", "where NaN and Inf come from, the first non-finite stage, masking"),
+    Lesson(
+        "07",
+        "NaN and Inf",
+        "where NaN and Inf come from, the first non-finite stage, masking, zero gradients (round, .long())",
+    ),
     Lesson("08", "NaN born in backward", "NaN gradients, per-sample gradients (torch.func), anomaly mode"),
     Lesson("09", "Gradient hooks", "tensor and parameter hooks, conditional hooks, watch_gradients"),
     Lesson("10", "Clipping and norms", "clip_grad_norm_, grad_norm, explosions before the loss shows"),
@@ -95,7 +99,7 @@ COURSE_MAP: tuple[Lesson, ...] = (
     Lesson(
         "15",
         "Bugs from the field: layers",
-        "BatchNorm under no_grad, softmax + CE, a custom autograd.Function",
+        "BatchNorm under no_grad, softmax + CE, a custom autograd.Function, in place on views",
     ),
     Lesson(
         "16",
@@ -105,7 +109,7 @@ COURSE_MAP: tuple[Lesson, ...] = (
     Lesson(
         "17",
         "Bugs from the field: wrappers",
-        "DDP unused parameters, activation checkpointing, torch.compile hooks",
+        "DDP unused parameters, activation checkpointing, torch.compile hooks, module backward hooks",
     ),
 )
 
