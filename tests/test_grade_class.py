@@ -290,9 +290,9 @@ def test_reordered_duplicated_and_deleted_cells_are_found_by_metadata(graded):
 def test_monkeypatching_in_the_notebook_does_not_turn_a_failure_into_a_pass(graded):
     got = _by(graded["records"], "dave.ipynb")
     assert got[1]["status"] == "passed"
-    # the patches are not part of the fix: pruned, so the fix is judged on what it does, and fails
-    assert got[2]["status"] == "failed" and "never changed in 40 steps" in got[2]["message"]
-    assert any("not part of the fix" in f for f in got[2]["flags"])
+    # the answer imports the course's checks to patch them: flagged, 0 points, never run
+    assert got[2]["status"] == "failed" and "reaches into the grader's tools" in got[2]["message"]
+    assert any("imports autograd_course.challenge.fixcheck" in f for f in got[2]["flags"])
     executed = nbformat.read(graded["out"] / "executed" / "dave.ipynb", as_version=4)
     # what the grader ran: its own cells around the answers' source, never the learner's notebook
     assert "run_hidden" in executed.cells[0].source and not any("check()" in c.source for c in executed.cells)
