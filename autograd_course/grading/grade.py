@@ -225,13 +225,18 @@ def _prepare(sub: Submission) -> tuple[Any, list[tuple[str, int]], str]:
 
 def _run(sources, sub: Submission, scratch: Path, budget: float, sandbox: Sandbox | None):
     """Run the answers' sources on hidden runs in a fresh kernel of the grader's; the learner's never runs."""
-    export_dir, run_dir = scratch / "export", scratch / "cwd"
-    for folder in (export_dir, run_dir, scratch / "home"):
+    export_dir = scratch / "export"
+    export_dir.mkdir(parents=True, exist_ok=True)
+    return _run_notebook(judge_notebook(sources, sub.learner, export_dir), sub, scratch, budget, sandbox)
+
+
+def _run_notebook(nb, sub: Submission, scratch: Path, budget: float, sandbox: Sandbox | None):
+    """(execution, the notebook, its export folder) of the grader's notebook, in the sandbox."""
+    for folder in (scratch / "export", scratch / "cwd", scratch / "home"):
         folder.mkdir(parents=True, exist_ok=True)
-    nb = judge_notebook(sources, sub.learner, export_dir)
     confined = sandbox is not None and sandbox.confined
     spec = KernelSpec(
-        cwd=run_dir,
+        cwd=scratch / "cwd",
         env=kernel_env(sub.learner, scratch, confined),
         sandbox=sandbox,
         scratch=scratch,
@@ -239,7 +244,7 @@ def _run(sources, sub: Submission, scratch: Path, budget: float, sandbox: Sandbo
     execution = execute_cells(
         nb, spec, budget, stop_on_error=lambda ename, evalue: bool(_refused(ename, evalue))
     )
-    return execution, nb, export_dir
+    return execution, nb, scratch / "export"
 
 
 def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> list[Record]:
@@ -265,15 +270,17 @@ def grade_notebook(
         return [Record(sub.name, "-", None, "error", why, sub.student)]
     learner, note = learner_for(nb, sub.learner)
     sub = replace(sub, learner=learner)
-    usage = usage_of(nb)
-    attempts = attempts_per_part(nb)
     sources = answer_sources(nb)
     execution, judged, export_dir = _run(sources, sub, scratch, budget, sandbox)
     if executed is not None:
         executed.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(judged, executed)
-    records = _judge(execution, judged, pairs, sources, sub, export_dir)
-    mode = mode_of(nb)
+    return annotate(_judge(execution, judged, pairs, sources, sub, export_dir), nb, sub, note)
+
+
+def annotate(records: list[Record], nb, sub: Submission, note: str) -> list[Record]:
+    """Add what the submitted notebook itself says: hints and solutions used, checks run, its mode."""
+    usage, attempts, mode = usage_of(nb), attempts_per_part(nb), mode_of(nb)
     for r in records:
         r.student, r.note = sub.student, note
         used = [u for u in usage if u[0] == r.exercise and u[1] == r.part]
@@ -281,6 +288,51 @@ def grade_notebook(
         r.solution_viewed = any(u[2] == "solution" for u in used)
         r.attempts = attempts.get((r.exercise, r.part), 0) if r.part else 0
         r.mode = mode
+    return records
+
+
+# One kernel per learner: starting a kernel and importing torch is most of what grading a notebook
+# costs, so a learner's answers run together in one fresh (sandboxed) kernel, each writing to its own
+# folder. When that kernel times out, dies or is refused something, each notebook is graded again in a
+# kernel of its own, so one notebook's answer never costs another's.
+def grade_learner(
+    subs: list[Submission], scratch: Path, executed_dir: Path | None, budget: float, sandbox: Sandbox | None
+) -> list[Record]:
+    """The records of one learner's notebooks, judged from one shared kernel's hidden runs."""
+
+    def alone(k: int, sub: Submission) -> list[Record]:
+        (scratch / f"alone{k}").mkdir()
+        executed = executed_dir / sub.name if executed_dir is not None else None
+        return grade_notebook(sub, scratch / f"alone{k}", executed, budget, sandbox)
+
+    records, ready = [], []
+    for k, sub in enumerate(subs):
+        nb, pairs, why = _prepare(sub)
+        if nb is None:
+            records.append(Record(sub.name, "-", None, "error", why, sub.student))
+            continue
+        learner, note = learner_for(nb, sub.learner)
+        export = scratch / f"n{k}" / "export"
+        export.mkdir(parents=True)
+        ready.append((replace(sub, learner=learner), nb, pairs, note, answer_sources(nb), export))
+    if len(ready) < 2:
+        return records + [r for k, item in enumerate(ready) for r in alone(k, item[0])]
+    group = judge_notebook({}, None, scratch)  # the import cell, then each notebook's cells
+    owner = [-1]
+    for i, (sub, _, _, _, sources, export) in enumerate(ready):
+        calls = judge_notebook(sources, sub.learner, export).cells[1:]
+        group.cells += calls
+        owner += [i] * len(calls)
+    execution, _, _ = _run_notebook(group, ready[0][0], scratch, budget * len(ready), sandbox)
+    if execution.status in ("timeout", "error") or _refusal(execution, group):
+        return records + [r for k, item in enumerate(ready) for r in alone(k, item[0])]
+    for i, (sub, nb, pairs, note, sources, export) in enumerate(ready):
+        if executed_dir is not None:
+            mine = nbformat.v4.new_notebook(metadata=group.metadata)
+            mine.cells = [c for c, o in zip(group.cells, owner, strict=True) if o in (-1, i)]
+            (executed_dir / sub.name).parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(mine, executed_dir / sub.name)
+        records += annotate(_judge(execution, group, pairs, sources, sub, export), nb, sub, note)
     return records
 
 
@@ -324,7 +376,7 @@ def grade_folder(
     progress: bool = True,
     sandbox: Sandbox | None = None,
 ) -> list[Record]:
-    """Grade submissions `jobs` at a time, each in its own kernel; one bad one never stops the rest.
+    """Grade submissions `jobs` learners at a time, one kernel per learner; one bad one never stops the rest.
 
     Items are Submission values or (name, path) pairs (then the name is also the student).
     progress draws a bar on stderr; each graded submission is also logged (logger "autograd_course.grading").
@@ -340,23 +392,25 @@ def grade_folder(
     with tempfile.TemporaryDirectory(prefix="autograd-course-grade-") as tmp:
         os.chmod(tmp, 0o700)
 
-        def one(k: int, sub: Submission) -> list[Record]:
+        def one(k: int, group: list[Submission]) -> list[Record]:
             scratch = Path(tmp) / f"s{k}"
             scratch.mkdir()
-            executed = executed_dir / sub.name if executed_dir is not None else None
             try:
-                return grade_notebook(sub, scratch, executed, timeout, sandbox)
+                return grade_learner(group, scratch, executed_dir, timeout, sandbox)
             except Exception as exc:  # a grader bug must not cost the batch
                 why = f"the grader failed on this submission: {type(exc).__name__}: {str(exc)[:160]}"
-                return [Record(sub.name, "-", None, "error", why, sub.student)]
+                return [Record(sub.name, "-", None, "error", why, sub.student) for sub in group]
 
+        groups: dict[str, list[Submission]] = {}
+        for sub in subs:  # one kernel per learner: their notebooks' answers run together
+            groups.setdefault(sub.student, []).append(sub)
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="grade") as pool:
-            futures = [pool.submit(one, k, sub) for k, sub in enumerate(subs)]
+            futures = [pool.submit(one, k, group) for k, group in enumerate(groups.values())]
             for future in as_completed(futures):
                 with lock:
                     done = future.result()
                     records += done
-                    bar.update(1)
+                    bar.update(len({r.submission for r in done}))
                     statuses = ", ".join(sorted({r.status for r in done}))
                     count = len({r.submission for r in records})  # bar.n stays 0 when the bar is off
                     log.info("graded %d/%d: %s (%s)", count, len(subs), done[0].submission, statuses)
