@@ -185,15 +185,16 @@ def test_a_reference_answer_read_from_the_package_is_recorded_as_viewed(read, ca
 
 
 def test_partial_credit_counts_only_checks_the_broken_code_fails():
-    # lr 0 -> 0.001 (the post's value) moves every parameter but trains too slowly: one of two repaired
+    # the lr read from a key the config lacks (0.0) -> 0.001 (the post's value) moves every parameter but
+    # trains too slowly: one of two repaired
     verdict, ex = _part("M1", 2, "")
     broken = ex.code()
     start = broken.index("def broken_setup(")
-    setup = broken[start : broken.index("\n\n\n", start)].replace("lr=0.0", "lr=0.001")
+    setup = broken[start : broken.index("\n\n\n", start)].replace('config.get("learning_rate", 0.0)', "0.001")
     run_cell(ex.namespace, setup.replace("def broken_setup(", "def fixed_setup(", 1))
     verdict = ex.part2.verdict()
     assert dict(verdict.checks) == {"params_move": True, "loss_falls": False}
-    assert "lr=0.03" in PARTS[2].task  # the intended value is in the task, not only in solution()
+    assert "0.03" not in PARTS[2].task  # the task does not hand a mystery round its answer
 
 
 def test_a_stale_extra_fixed_function_is_named_in_the_verdict():

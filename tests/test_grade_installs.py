@@ -147,3 +147,35 @@ def test_a_learner_install_without_papermill_or_nbval_starts_checks_and_shows_pr
     progress = _cli(venv, tmp_path, "progress")
     line = next(x for x in progress.stdout.splitlines() if x.split()[:1] == ["A"])
     assert progress.returncode == 0 and line.endswith("done"), progress.stdout + progress.stderr
+
+
+def test_lms_downloads_grade_to_full_points_in_the_non_editable_install(autograder, tmp_path):
+    """A Canvas flat download with a roster of SIS ids, and a Moodle download with a roster claiming its
+    folders, graded by the non-editable [grade] install: each learner's own variant, full points."""
+    venv = FreshVenv(autograder / "venv")
+    canvas = tmp_path / "canvas"
+    canvas.mkdir()
+    nbformat.write(solved_for("s1", "A"), canvas / "smithjane_2001_998877_A_detached_output.ipynb")
+    nbformat.write(solved_for("s2", "A"), canvas / "ngbob_2002_998879_A_detached_output.ipynb")
+    roster = tmp_path / "canvas.csv"
+    roster.write_text("id,name,files,canvas_id\ns1,Jane Smith,,\ns2,Bob Ng,,2002\n")
+    done = _cli(venv, tmp_path, "grade", str(canvas), "--roster", str(roster), "--out", str(tmp_path / "c"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = {r["id"]: r for r in _csv(tmp_path / "c" / "grades.csv")}
+    assert rows["s1"]["A"] == rows["s2"]["A"] == "6", rows
+    sis = {r["SIS User ID"]: r for r in _csv(tmp_path / "c" / "canvas.csv")[1:] if r.get("SIS User ID")}
+    assert set(sis) == {"s1", "s2"}
+    moodle = tmp_path / "moodle"
+    for name, learner, number in (("Jane Smith", "m1", 31), ("Bob Ng", "m2", 32)):
+        folder = moodle / f"{name}_{number}_assignsubmission_file_"
+        folder.mkdir(parents=True)
+        nbformat.write(solved_for(learner, "A"), folder / "A.ipynb")
+    roster = tmp_path / "moodle.csv"
+    roster.write_text(
+        "id,name,files\nm1,Jane Smith,Jane Smith_31_assignsubmission_file_\n"
+        "m2,Bob Ng,Bob Ng_32_assignsubmission_file_\n"
+    )
+    done = _cli(venv, tmp_path, "grade", str(moodle), "--roster", str(roster), "--out", str(tmp_path / "m"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    grades = {row["ID number"]: row["Autograd challenge"] for row in _csv(tmp_path / "m" / "moodle.csv")}
+    assert grades == {"m1": "6", "m2": "6"}

@@ -198,8 +198,8 @@ PARTS: dict[int, PartSpec] = {
         "Fix it",
         "Repair your own code: copy the function that holds the bug, name it `fixed_setup`, "
         "`fixed_compute_loss` or `fixed_step` (same arguments), and change only what is broken; its shape "
-        "and settings stay (the model, the optimizer and the learning rate the code means to train with: "
-        "a fix may not train faster than that). The check runs the broken code with yours instead of the "
+        "and settings stay (the model, the optimizer and its settings as the code means them: a fix may "
+        "not train faster than the code intends). The check runs the broken code with yours instead of the "
         f"broken one(s) for {FIX_STEPS} steps and judges what the training did; a partial fix earns the "
         "checks it repairs:\n\n" + "\n".join(f"- `{name}`: {CHECK_MEANINGS[name]}" for name in CHECKS),
         tuple(FIXABLE),

@@ -255,10 +255,16 @@ def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> 
     if refused := _refusal(execution, nb):
         return [Record(name, ex, part, "error", refused) for ex, part in pairs]
     with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
-        return [
+        records = [
             judge_hidden(name, export_dir, ex, part, sources.get((ex, part)), sub.learner)
             for ex, part in pairs
         ]
+    if execution.errors:  # the grader's own cell failed: say how, for the instructor and for us
+        err = execution.errors[0]
+        for r in records:
+            if r.status == "error" and "stopped early" in r.message:
+                r.message += f" ({err.name}: {err.message[:200]})"
+    return records
 
 
 def grade_notebook(
@@ -314,19 +320,19 @@ def grade_learner(
         learner, note = learner_for(nb, sub.learner)
         export = scratch / f"n{k}" / "export"
         export.mkdir(parents=True)
-        ready.append((replace(sub, learner=learner), nb, pairs, note, answer_sources(nb), export))
-    if len(ready) < 2:
-        return records + [r for k, item in enumerate(ready) for r in alone(k, item[0])]
+        ready.append((replace(sub, learner=learner), nb, pairs, note, answer_sources(nb), export, sub))
+    if len(ready) < 2:  # alone: each from the submission as given (its own learner resolution and note)
+        return records + [r for k, item in enumerate(ready) for r in alone(k, item[-1])]
     group = judge_notebook({}, None, scratch)  # the import cell, then each notebook's cells
     owner = [-1]
-    for i, (sub, _, _, _, sources, export) in enumerate(ready):
+    for i, (sub, _, _, _, sources, export, _) in enumerate(ready):
         calls = judge_notebook(sources, sub.learner, export).cells[1:]
         group.cells += calls
         owner += [i] * len(calls)
     execution, _, _ = _run_notebook(group, ready[0][0], scratch, budget * len(ready), sandbox)
     if execution.status in ("timeout", "error") or _refusal(execution, group):
-        return records + [r for k, item in enumerate(ready) for r in alone(k, item[0])]
-    for i, (sub, nb, pairs, note, sources, export) in enumerate(ready):
+        return records + [r for k, item in enumerate(ready) for r in alone(k, item[-1])]
+    for i, (sub, nb, pairs, note, sources, export, _) in enumerate(ready):
         if executed_dir is not None:
             mine = nbformat.v4.new_notebook(metadata=group.metadata)
             mine.cells = [c for c, o in zip(group.cells, owner, strict=True) if o in (-1, i)]
