@@ -25,6 +25,7 @@ import secrets
 import site
 import sys
 import tempfile
+import threading
 import traceback
 import types
 from pathlib import Path
@@ -85,7 +86,6 @@ def _changed(before: dict[str, int]) -> list[str]:
 
 def _warm_up() -> None:
     """Run the broken code and a fix once, so torch's lazy set-up is not taken for an answer's change."""
-    import torch._dynamo
 
     with torch.random.fork_rng(devices=[]):
         code = build_broken(variant_for(None, "D"))
@@ -127,7 +127,7 @@ class _Watch:
     the refusal itself."""
 
     def __init__(self) -> None:
-        self.on, self.events = False, []
+        self.on, self.events, self.thread = False, [], threading.get_ident()
         places = (
             sys.prefix,
             sys.base_prefix,
@@ -143,7 +143,8 @@ class _Watch:
         sys.addaudithook(self)
 
     def __call__(self, event: str, args: tuple) -> None:
-        if not self.on:
+        # only the thread running the answer: the kernel's own threads (its sockets) go on untouched
+        if not self.on or threading.get_ident() != self.thread:
             return
         if event == "open" and isinstance(args[0], str) and not self._inside(args[0], args[1]):
             self.events.append(f"opened {args[0]}")
@@ -168,7 +169,7 @@ def _run_source(source: str, ns: dict[str, Any]) -> tuple[dict | None, list[str]
     """Run the answer in ns: (the error it raised or None, what it changed in torch or the toolkit)."""
     before = _snapshot()
     error = None
-    _WATCH.on = True
+    _WATCH.on, _WATCH.thread = True, threading.get_ident()
     try:
         exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer, in the grader's sandbox
     except Exception as exc:  # the raising-cell rule: judge the names set before the error
@@ -220,7 +221,7 @@ def _part2(source: str, variant: Variant, seed: int) -> dict:
             "reached": _reached(),
         }
     before = _snapshot()
-    _WATCH.on = True
+    _WATCH.on, _WATCH.thread = True, threading.get_ident()
     try:
         trace = fix_trace(variant, answers, seed, "cpu", sources=_function_sources(source))
     finally:

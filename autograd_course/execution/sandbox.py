@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import os
 import shutil
 import subprocess
@@ -121,12 +122,19 @@ def _read(path: Path) -> str:
         return ""
 
 
+def _group_name(scratch: Path) -> str:
+    """One kernel's cgroup name: unique per scratch folder (two kernels with same-named folders must never
+    share a group, or one's clean-up kills the other)."""
+    digest = hashlib.sha256(str(scratch.resolve()).encode()).hexdigest()[:16]
+    return f"autograd-course-{os.getpid()}-{digest}"
+
+
 def _pids_cgroup(scratch: Path, limit: int) -> Path | None:
     """A fresh pids cgroup for one kernel (removed by release_cgroup), or None when there is none."""
     root = _cgroup_root()
     if root is None:
         return None
-    group = root / f"autograd-course-{os.getpid()}-{scratch.name}"
+    group = root / _group_name(scratch)
     try:
         group.mkdir(exist_ok=True)
         (group / "pids.max").write_text(str(limit))
@@ -138,7 +146,7 @@ def _pids_cgroup(scratch: Path, limit: int) -> Path | None:
 def release_cgroup(scratch: Path) -> None:
     """Kill what is left in a kernel's cgroup and remove it."""
     root = _cgroup_root()
-    group = root / f"autograd-course-{os.getpid()}-{scratch.name}" if root else None
+    group = root / _group_name(scratch) if root else None
     if group is None or not group.is_dir():
         return
     for _ in range(200):  # up to 10 s: a fork bomb's processes take a while to die
