@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -11,9 +12,12 @@ import nbformat
 import pytest
 
 from autograd_course import repository as repository_module
+from autograd_course.challenge.catalogue import render
+from autograd_course.challenge.draw import variant_for
 from autograd_course.cli import main
 from autograd_course.course import COURSE_MAP, course_notebooks, exercise_notebooks
 from autograd_course.site import WIDGET_NOTE, build_site
+from autograd_course.site.broken_code import VARIANT_NOTE
 from autograd_course.site.build import CODE_BACKGROUND, contrast, readable
 from autograd_course.site.notebook_html import static_widgets
 
@@ -90,6 +94,19 @@ def test_verdicts_show_their_names_as_code_not_backticks(site):
     page = (site / "notebooks/00_mental_model.html").read_text(encoding="utf-8")
     assert "set <code>fixed_w</code> in the cell above" in page
     assert "`fixed_w`" not in page
+
+
+def test_exercise_pages_show_the_default_variants_broken_code(site):
+    for nb in exercise_notebooks():
+        assert not any(c.get("outputs") for c in nbformat.read(nb, as_version=4).cells)  # nothing stored
+        code = render(variant_for(None, nb.stem.split("_", 1)[0])) + "\n"  # what print(ex.code()) prints
+        assert "def broken_step(" in code
+        page = (site / f"exercises/{nb.stem}.html").read_text(encoding="utf-8")
+        shown = re.findall(r'output_stdout output_text">\s*<pre>(.*?)</pre>', page, re.S)
+        assert [html.unescape(s) for s in shown] == [code], nb.name
+        assert VARIANT_NOTE in page
+    lesson = (site / "notebooks/03_backward_twice.html").read_text(encoding="utf-8")
+    assert "variant-note" not in lesson
 
 
 def test_every_page_has_the_chapters_and_its_own_contents(site):

@@ -15,6 +15,7 @@ from nbconvert.preprocessors import TagRemovePreprocessor
 from autograd_course.checks.display import code_spans
 from autograd_course.checks.verdict import ACTIVITY_MIME, VERDICT_MIME
 from autograd_course.setup_cell import TAG as SETUP_TAG
+from autograd_course.site.broken_code import show_broken_code
 
 __all__ = [
     "WIDGET_NOTE",
@@ -128,9 +129,10 @@ def notebook_page(nb: nbformat.NotebookNode, link_map: dict[str, str] | None = N
     """Render a notebook's stored cells and outputs; links to other course notebooks become page links.
 
     The setup cell (Colab and Kaggle only) is left out; widgets get their static fallback; verdicts show
-    their `names` as code.
+    their `names` as code; an exercise's `print(ex.code())` cell shows the default variant's code.
     """
     nb = copy.deepcopy(nb)
+    show_broken_code(nb)
     static_widgets(nb)
     describe_plots(nb)
     verdicts_with_code(nb)
