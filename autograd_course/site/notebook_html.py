@@ -8,14 +8,17 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
+import jinja2
 import nbformat
 from nbconvert import HTMLExporter
+from nbconvert.filters.markdown_mistune import MarkdownWithMath
 from nbconvert.preprocessors import TagRemovePreprocessor
 
 from autograd_course.checks.display import code_spans
 from autograd_course.checks.verdict import ACTIVITY_MIME, VERDICT_MIME
 from autograd_course.setup_cell import TAG as SETUP_TAG
 from autograd_course.site.broken_code import show_broken_code
+from autograd_course.site.formulas import MATH_CLASS, MathRenderer
 
 __all__ = [
     "WIDGET_NOTE",
@@ -45,6 +48,7 @@ class NotebookPage:
     body: str
     sections: list[tuple[str, str, str]] = field(default_factory=list)  # (anchor, heading, text)
     contents: list[tuple[str, str]] = field(default_factory=list)  # (anchor, heading) of each ## section
+    math: bool = False  # the page has formulas for KaTeX to draw
 
     def __repr__(self) -> str:
         return f"NotebookPage({self.title!r}, {len(self.sections)} sections)"
@@ -116,10 +120,29 @@ def _sections(body: str, title: str) -> list[tuple[str, str, str]]:
     return [s for s in sections if s[2] or s[0]]
 
 
+class _SiteExporter(HTMLExporter):
+    """nbconvert's HTML exporter whose Markdown cells mark math for KaTeX (formulas.py), not for MathJax."""
+
+    @jinja2.pass_context
+    def markdown2html(self, context, source: str) -> str:
+        """A Markdown cell as HTML, its math as elements holding the TeX."""
+        cell = context.get("cell", {})
+        renderer = MathRenderer(
+            escape=False,
+            attachments=cell.get("attachments", {}),
+            embed_images=self.embed_images,
+            path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+            anchor_link_text=self.anchor_link_text,
+            exclude_anchor_links=self.exclude_anchor_links,
+            **self.lexer_options,
+        )
+        return MarkdownWithMath(renderer=renderer).render(source)
+
+
 @cache
 def _exporter() -> HTMLExporter:
     """nbconvert's basic template without prompts, the setup cell left out: made once per process."""
-    exporter = HTMLExporter(template_name="basic", exclude_input_prompt=True, exclude_output_prompt=True)
+    exporter = _SiteExporter(template_name="basic", exclude_input_prompt=True, exclude_output_prompt=True)
     remove = TagRemovePreprocessor(remove_cell_tags={SETUP_TAG}, enabled=True)
     exporter.register_preprocessor(remove, enabled=True)
     return exporter
@@ -146,4 +169,5 @@ def notebook_page(nb: nbformat.NotebookNode, link_map: dict[str, str] | None = N
         for m in _HEADING.finditer(body)
         if m.group(1) == "2"
     ]
-    return NotebookPage(title, body, _sections(body, title), contents)
+    math = bool(re.search(rf'class="{MATH_CLASS}[ "]', body))
+    return NotebookPage(title, body, _sections(body, title), contents, math)

@@ -78,6 +78,19 @@ def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         thread.join(timeout=10)
 
 
+_RAW_TEX = re.compile(r"\$[^$\n]+\$|\\\(|\\\[|\\frac|\\cdot")
+
+
+def _assert_formulas_drawn(page, path: str) -> None:
+    """Every formula is KaTeX's drawing (no error box), and no prose shows TeX source."""
+    formulas = page.locator(".math")
+    drawn = page.locator(".math .katex")
+    assert drawn.count() == formulas.count(), f"{path}: {formulas.count() - drawn.count()} formulas not drawn"
+    assert page.locator(".math .katex-error").count() == 0, f"{path}: KaTeX could not draw a formula"
+    for prose in page.locator(".text_cell_render").all_inner_texts():
+        assert not _RAW_TEX.search(prose), f"{path} shows raw TeX: {_RAW_TEX.search(prose).group()}"
+
+
 @pytest.mark.parametrize("path", PAGES)
 def test_page_renders_offline_and_passes_axe(path: str, site_url: str, browser_context: BrowserContext):
     page = browser_context.new_page()
@@ -96,6 +109,10 @@ def test_page_renders_offline_and_passes_axe(path: str, site_url: str, browser_c
             assert mermaid.nth(i).locator("svg").count() == 1, f"diagram {i} of {path} was not drawn"
         if path.startswith("notebooks/"):
             assert page.locator(".output_area").first.is_visible()
+        _assert_formulas_drawn(page, path)
+        if path.startswith("exercises/"):
+            code = page.locator(".output_stdout pre").first
+            assert code.is_visible() and "def broken_step(" in code.inner_text(), f"{path}: no broken code"
         assert not RAW_WIDGET.search(page.inner_text("main")), f"{path} shows a widget's repr"
         if path != "index.html":
             rel = path.removesuffix(".html") + ".ipynb"

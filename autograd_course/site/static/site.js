@@ -1,6 +1,14 @@
-// The course site: draw the Mermaid diagrams, and search the index built with the site.
+// The course site: draw the formulas and the Mermaid diagrams, and search the index built with the site.
 (function () {
   "use strict";
+  // Formulas: the build left each one's TeX in a .math element (formulas.py); KaTeX draws it in place.
+  if (window.katex) {
+    document.querySelectorAll(".math").forEach(function (el) {
+      window.katex.render(el.textContent, el, {
+        displayMode: el.classList.contains("math-display"), throwOnError: false, output: "htmlAndMathml"
+      });
+    });
+  }
   // A region that scrolls sideways (a wide table or diagram) takes the keyboard focus, so it can scroll.
   function focusScrollers() {
     document.querySelectorAll(".output_area, .jp-Mermaid, pre, table").forEach(function (el) {
