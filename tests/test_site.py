@@ -19,7 +19,7 @@ from autograd_course.course import COURSE_MAP, course_notebooks, exercise_notebo
 from autograd_course.site import WIDGET_NOTE, build_site
 from autograd_course.site.broken_code import VARIANT_NOTE
 from autograd_course.site.build import CODE_BACKGROUND, contrast, readable
-from autograd_course.site.notebook_html import notebook_page, static_widgets
+from autograd_course.site.notebook_html import notebook_page, soft_breaks, static_widgets
 
 FORK = "https://github.com/teacher/autograd-fork"
 BRANCH = "spring-2027"
@@ -149,6 +149,21 @@ def test_math_in_markdown_becomes_an_element_holding_the_escaped_tex():
     assert "<code>$x$</code>" in page.body and page.math
     nb.cells = [nbformat.v4.new_markdown_cell("# T\n\nNo formula, $5 only.")]
     assert not notebook_page(nb).math
+
+
+def test_long_names_in_prose_table_cells_may_wrap_but_words_and_numbers_stay_whole(site):
+    cells = (
+        "<td>see compute_loss(model, x)</td><td>GRAD_MODE_DISABLED</td><td>-5.000e-01 1.234567890123e+00</td>"
+    )
+    assert soft_breaks(cells) == (
+        "<td>see compute_<wbr>loss(<wbr>model, x)</td><td>GRAD_MODE_DISABLED</td>"
+        "<td>-5.000e-01 1.234567890123e+00</td>"
+    )
+    page = (site / "exercises/A_detached_output.html").read_text(encoding="utf-8")
+    assert "classify_<wbr>parameter_<wbr>gradients" in page  # the evidence table fits a phone
+    index = json.loads((site / "search.json").read_text(encoding="utf-8"))
+    text = " ".join(s["text"] for page in index for s in page["sections"])
+    assert "classify_parameter_gradients" in text and "classify_ parameter" not in text
 
 
 def test_every_page_has_the_chapters_and_its_own_contents(site):

@@ -1,8 +1,8 @@
 """An exercise page's broken code: the committed exercises store no outputs, so the site prints it itself.
 
 Every exercise's setup cell ends in `print(ex.code())`; the page shows what that prints for the default
-variant (no learner id), the code the solutions/ notebooks print, with a note that a learner's own copy
-draws its own variant.
+variant (no learner id), as catalogue.render writes it, with a note that a learner's own copy draws its
+own variant.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ __all__ = ["CODE_CALL", "VARIANT_NOTE", "exercise_id", "show_broken_code"]
 
 CODE_CALL = re.compile(r"^print\(ex\.code\(\)\)\s*$", re.M)
 VARIANT_NOTE = (
-    "The code of the default variant, as the solved notebook prints it. Your own copy "
-    "(<code>autograd-course start</code>) draws its own variant, so its code may differ."
+    "The broken code of the default variant: what this cell prints when no learner id is set. Your own "
+    "copy (<code>autograd-course start</code>) draws its own variant, so its code may differ."
 )
 
 

@@ -35,7 +35,7 @@ _WIDGET_REPR = re.compile(r"^\s*[A-Z]\w*\(")  # VBox(children=...), interactive(
 _HEADING = re.compile(r"<h([1-6]) id=\"([^\"]*)\">(.*?)</h\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _INLINE_TAG = re.compile(
-    r"</?(?:span|a|code|em|strong|b|i|mark|sub|sup)\b[^>]*>"
+    r"</?(?:span|a|code|em|strong|b|i|mark|sub|sup|wbr)\b[^>]*>"
 )  # words go on through these
 _MERMAID = re.compile(r"<pre class=\"mermaid\">.*?</pre>", re.S)  # a diagram's source is no text to search
 
@@ -110,6 +110,28 @@ def describe_plots(nb: nbformat.NotebookNode) -> int:
     return count
 
 
+_CELL = re.compile(r"<td>(.*?)</td>", re.S)
+_LONG_WORD = re.compile(r"(?=[^\s<>]*[_(])[^\s<>]{17,}")  # a long name or call, never a number
+_BREAK_AFTER = re.compile(r"(?<=[_(./,=])(?=[^\s)\],;:])")
+
+
+def soft_breaks(body: str) -> str:
+    """Let a long name in a prose table cell wrap after `_ ( . / , =` (<wbr>), so the table fits a phone.
+
+    Only cells holding several words: a one-word cell (a stage name, a number) stays whole.
+    """
+
+    def cell(match: re.Match) -> str:
+        inner = match.group(1)
+        if len(_plain(inner).split()) < 2:
+            return match.group(0)
+        runs = re.split(r"(<[^>]+>)", inner)
+        words = (_LONG_WORD.sub(lambda w: _BREAK_AFTER.sub("<wbr>", w.group(0)), r) for r in runs)
+        return "<td>" + "".join(r if r.startswith("<") else w for r, w in zip(runs, words)) + "</td>"
+
+    return _CELL.sub(cell, body)
+
+
 def _sections(body: str, title: str) -> list[tuple[str, str, str]]:
     """(anchor, heading, plain text) for each part of the page between headings."""
     sections, anchor, heading, pos = [], "", title, 0
@@ -160,6 +182,7 @@ def notebook_page(nb: nbformat.NotebookNode, link_map: dict[str, str] | None = N
     describe_plots(nb)
     verdicts_with_code(nb)
     body, _ = _exporter().from_notebook_node(nb)
+    body = soft_breaks(body)
     for target, page in (link_map or {}).items():
         body = body.replace(f'href="{target}"', f'href="{page}"')
     first = _HEADING.search(body)

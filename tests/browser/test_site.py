@@ -151,6 +151,7 @@ def test_search_finds_retain_graph_in_lesson_03(site_url: str, browser_context: 
 
 
 WIDTHS = [1366, 390]  # a laptop and a phone
+MIN_SCALE = 0.65  # site.js: a diagram's labels never shrink below this share of the size Mermaid drew them
 LAYOUT_PAGES = [
     "index.html",
     "notebooks/04_inplace_operations.html",
@@ -172,8 +173,12 @@ _LAYOUT = """() => {
       && lines(el) > 1).map(el => el.innerText).slice(0, 5),
     wrapped: cells.filter(el => el.tagName === 'PRE' && getComputedStyle(el).whiteSpace !== 'pre').length,
     diagrams: [...document.querySelectorAll('pre.mermaid svg')].map(svg => {
-      const box = svg.getBoundingClientRect(), parent = svg.parentElement.getBoundingClientRect();
-      return {height: box.height, left: box.left - parent.left, right: parent.right - box.right};
+      const box = svg.getBoundingClientRect(), parent = svg.parentElement;
+      const inner = parent.clientWidth - parseFloat(getComputedStyle(parent).paddingLeft)
+        - parseFloat(getComputedStyle(parent).paddingRight);
+      return {height: box.height, width: box.width, column: inner, drawn: svg.viewBox.baseVal.width,
+              left: box.left - parent.getBoundingClientRect().left - parent.clientLeft,
+              right: parent.getBoundingClientRect().right - box.right - parent.clientLeft};
     }),
     chapters: document.querySelectorAll('nav.chapters li').length,
   };
@@ -198,8 +203,13 @@ def test_layout_reads_at_laptop_and_phone_width(
         assert found["wrapped"] == 0, "output text must not wrap (text tables stay whole)"
         assert found["chapters"] == len(PAGES) - 1
         for diagram in found["diagrams"]:
-            assert diagram["height"] <= 0.8 * 900, f"{path}: a diagram {diagram['height']} px high"
-            assert abs(diagram["left"] - diagram["right"]) <= 2, f"{path}: a diagram is not centred"
+            scale = diagram["width"] / diagram["drawn"]
+            assert scale <= 1.01, f"{path}: a diagram blown up {scale:.2f} times"
+            assert scale >= MIN_SCALE - 0.01, f"{path}: a diagram's labels shrunk to {scale:.2f} times"
+            fits = diagram["height"] <= 0.75 * 900 + 1 and diagram["width"] <= diagram["column"] + 1
+            assert fits or scale <= MIN_SCALE + 0.01, f"{path}: a diagram {diagram} that could fit the screen"
+            if diagram["width"] <= diagram["column"] + 1:
+                assert abs(diagram["left"] - diagram["right"]) <= 2, f"{path}: a diagram is not centred"
         if width >= 1366:
             assert page.locator("nav.chapters").is_visible() and page.locator("nav.contents").is_visible()
             sidebar = page.locator("nav.chapters").bounding_box()

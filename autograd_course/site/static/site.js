@@ -16,10 +16,32 @@
     });
     document.body.setAttribute("data-ready", "true");
   }
+  // A diagram is drawn as large as fits the column and 75% of the screen, never larger than Mermaid drew
+  // it; a big tree stops shrinking where its labels would get too small to read (MIN_SCALE of their size)
+  // and scrolls in its own box instead.
+  var MIN_SCALE = 0.65;
+  function sizeDiagrams() {
+    document.querySelectorAll("pre.mermaid svg").forEach(function (svg) {
+      var box = svg.viewBox && svg.viewBox.baseVal;
+      var style = getComputedStyle(svg.parentElement);
+      var column = svg.parentElement.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      if (!box || !box.width || !column) return;
+      var fit = Math.min(1, column / box.width, 0.75 * window.innerHeight / box.height);
+      var scale = Math.max(fit, Math.min(1, MIN_SCALE));
+      svg.style.maxWidth = "none";
+      svg.style.width = Math.round(box.width * scale) + "px";
+      svg.style.height = Math.round(box.height * scale) + "px";
+      svg.setAttribute("data-scale", scale.toFixed(3));
+    });
+  }
   var drawn = Promise.resolve();
   if (window.mermaid && document.querySelector("pre.mermaid")) {
-    window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "default" });
-    drawn = window.mermaid.run({ querySelector: "pre.mermaid" });
+    window.mermaid.initialize({
+      startOnLoad: false, securityLevel: "strict", theme: "default",
+      flowchart: { nodeSpacing: 25, rankSpacing: 30, padding: 8 }  // compact trees: less to shrink
+    });
+    drawn = window.mermaid.run({ querySelector: "pre.mermaid" }).then(sizeDiagrams);
+    window.addEventListener("resize", sizeDiagrams);
   }
   drawn.then(focusScrollers, function (err) { focusScrollers(); throw err; });
 
