@@ -1,9 +1,10 @@
 """`autograd-course reset 04` while lesson 04 is open in JupyterLab: what the learner is told and sees.
 
 The learner answered 04.1 and saved; `reset` restores the lesson on disk while the tab still holds the
-old copy. Reset names the server that has it open and says to reload from disk; the next Ctrl+S in the
-stale tab asks "File Changed" (Overwrite would write the old answer back); File > Reload Notebook from
-Disk shows the reset lesson, and saving it then keeps the reset.
+old copy. Reset names the server that has it open and says to reload from disk: File > Reload Notebook
+from Disk shows the reset lesson, and saving it then keeps the reset. Saved without reloading, the tab
+asks "File Changed" with Overwrite focused (Enter would write the old answer back); Revert, as reset
+says, keeps the reset.
 """
 
 from __future__ import annotations

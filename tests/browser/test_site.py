@@ -78,6 +78,11 @@ def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         thread.join(timeout=10)
 
 
+_PROSE = """() => [...document.querySelectorAll('.text_cell_render')].map(cell => {
+  const copy = cell.cloneNode(true);  // the Markdown as read, without its code and its drawn formulas
+  copy.querySelectorAll('pre, code, .math').forEach(n => n.remove());
+  return copy.textContent;
+})"""
 _RAW_TEX = re.compile(r"\$[^$\n]+\$|\\\(|\\\[|\\frac|\\cdot")
 
 
@@ -87,7 +92,7 @@ def _assert_formulas_drawn(page, path: str) -> None:
     drawn = page.locator(".math .katex")
     assert drawn.count() == formulas.count(), f"{path}: {formulas.count() - drawn.count()} formulas not drawn"
     assert page.locator(".math .katex-error").count() == 0, f"{path}: KaTeX could not draw a formula"
-    for prose in page.locator(".text_cell_render").all_inner_texts():
+    for prose in page.evaluate(_PROSE):
         assert not _RAW_TEX.search(prose), f"{path} shows raw TeX: {_RAW_TEX.search(prose).group()}"
 
 
