@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -11,11 +12,14 @@ import nbformat
 import pytest
 
 from autograd_course import repository as repository_module
+from autograd_course.challenge.catalogue import render
+from autograd_course.challenge.draw import variant_for
 from autograd_course.cli import main
 from autograd_course.course import COURSE_MAP, course_notebooks, exercise_notebooks
 from autograd_course.site import WIDGET_NOTE, build_site
+from autograd_course.site.broken_code import VARIANT_NOTE
 from autograd_course.site.build import CODE_BACKGROUND, contrast, readable
-from autograd_course.site.notebook_html import static_widgets
+from autograd_course.site.notebook_html import notebook_page, soft_breaks, static_widgets
 
 FORK = "https://github.com/teacher/autograd-fork"
 BRANCH = "spring-2027"
@@ -90,6 +94,76 @@ def test_verdicts_show_their_names_as_code_not_backticks(site):
     page = (site / "notebooks/00_mental_model.html").read_text(encoding="utf-8")
     assert "set <code>fixed_w</code> in the cell above" in page
     assert "`fixed_w`" not in page
+
+
+def test_exercise_pages_show_the_default_variants_broken_code(site):
+    for nb in exercise_notebooks():
+        assert not any(c.get("outputs") for c in nbformat.read(nb, as_version=4).cells)  # nothing stored
+        code = render(variant_for(None, nb.stem.split("_", 1)[0])) + "\n"  # what print(ex.code()) prints
+        assert "def broken_step(" in code
+        page = (site / f"exercises/{nb.stem}.html").read_text(encoding="utf-8")
+        shown = re.findall(r'output_stdout output_text">\s*<pre>(.*?)</pre>', page, re.S)
+        assert [html.unescape(s) for s in shown] == [code], nb.name
+        assert VARIANT_NOTE in page
+    lesson = (site / "notebooks/03_backward_twice.html").read_text(encoding="utf-8")
+    assert "variant-note" not in lesson
+
+
+def _prose(page: str) -> str:
+    """The text a reader sees outside code, scripts and the math elements KaTeX draws."""
+    page = re.sub(r"<(pre|code|script|style)\b.*?</\1>", " ", page, flags=re.S)
+    page = re.sub(r'<(span|div) class="math[^"]*">.*?</\1>', " ", page, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def test_no_page_shows_raw_tex_and_pages_with_math_load_katex(site):
+    with_math = []
+    for path in pages(site):
+        page = path.read_text(encoding="utf-8")
+        raw = re.findall(r"\$[^$\n]+\$|\\\(|\\\[|\\begin\{", _prose(page))
+        assert not raw, f"{path.name} shows raw TeX: {raw[:3]}"
+        math = re.findall(r'<span class="math">(.*?)</span>', page)
+        loads = "static/katex.min.js" in page and "static/katex.min.css" in page
+        assert loads == bool(math), path.name  # KaTeX loads where there is math, and only there
+        with_math += [path.name] * bool(math)
+    lesson = (site / "notebooks/04_inplace_operations.html").read_text(encoding="utf-8")
+    assert '<span class="math">z = (3x)^2</span>' in lesson and "$z = (3x)^2$" not in lesson
+    assert "04_inplace_operations.html" in with_math and "index.html" not in with_math
+
+
+def test_katex_fonts_are_all_in_the_site(site):
+    css = (site / "static/katex.min.css").read_text(encoding="utf-8")
+    urls = re.findall(r"url\(([^)]*)\)", css)
+    assert urls and all(u.endswith(".woff2") and (site / "static" / u).is_file() for u in urls), urls
+    assert sorted(urls) == sorted(p.name for p in (site / "static").glob("KaTeX_*.woff2"))  # one each
+    assert css.count("@font-face") == len(urls)  # every font loads, from its woff2 alone
+
+
+def test_math_in_markdown_becomes_an_element_holding_the_escaped_tex():
+    nb = nbformat.v4.new_notebook()
+    text = "# T\n\nIf $a<b$ then\n\n$$\\frac{a}{b} < 1$$\n\nand `$x$` stays code."
+    nb.cells = [nbformat.v4.new_markdown_cell(text)]
+    page = notebook_page(nb)
+    assert '<span class="math">a&lt;b</span>' in page.body
+    assert '<div class="math math-display">\\frac{a}{b} &lt; 1</div>' in page.body
+    assert "<code>$x$</code>" in page.body and page.math
+    nb.cells = [nbformat.v4.new_markdown_cell("# T\n\nNo formula, $5 only.")]
+    assert not notebook_page(nb).math
+
+
+def test_long_names_in_prose_table_cells_may_wrap_but_words_and_numbers_stay_whole(site):
+    cells = (
+        "<td>see compute_loss(model, x)</td><td>GRAD_MODE_DISABLED</td><td>-5.000e-01 1.234567890123e+00</td>"
+    )
+    assert soft_breaks(cells) == (
+        "<td>see compute_<wbr>loss(<wbr>model, x)</td><td>GRAD_MODE_DISABLED</td>"
+        "<td>-5.000e-01 1.234567890123e+00</td>"
+    )
+    page = (site / "exercises/A_detached_output.html").read_text(encoding="utf-8")
+    assert "classify_<wbr>parameter_<wbr>gradients" in page  # the evidence table fits a phone
+    index = json.loads((site / "search.json").read_text(encoding="utf-8"))
+    text = " ".join(s["text"] for page in index for s in page["sections"])
+    assert "classify_parameter_gradients" in text and "classify_ parameter" not in text
 
 
 def test_every_page_has_the_chapters_and_its_own_contents(site):

@@ -67,9 +67,9 @@ def _open_copy_note(target: Path) -> str:
 
     servers = open_in(target)
     reload = (
-        "choose File > Reload Notebook from Disk there (or close its tab and Discard) before you save: "
-        'saving the open copy, or pressing Overwrite when JupyterLab says "File Changed", '
-        "writes your old version back over the reset"
+        "choose File > Reload Notebook from Disk there (or close its tab and Discard) before you save. "
+        'If JupyterLab asks "File Changed" when you save, choose Revert: Overwrite, the button Enter '
+        "presses, writes your old version back over the reset"
     )
     if servers:
         return f"{target.name} is open in JupyterLab ({', '.join(servers)}): {reload}."

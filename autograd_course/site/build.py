@@ -22,7 +22,12 @@ __all__ = ["SITE_TITLE", "BuiltSite", "build_site"]
 
 SITE_TITLE = "Autograd Debugging"
 HERE = Path(__file__).resolve().parent
-VENDORED = ("mermaid.min.js", "mermaid.LICENSE", "site.css", "site.js")
+VENDORED = ("mermaid.min.js", "mermaid.LICENSE", "katex.min.js", "katex.LICENSE", "site.css", "site.js")
+KATEX_FONTS = "KaTeX_*.woff2"
+# KaTeX's stylesheet offers each font as woff2, woff and ttf from fonts/; the site ships the woff2 beside it.
+_FONT_SOURCES = re.compile(
+    r'url\(fonts/([\w-]+\.woff2)\) format\("woff2"\)(?:,url\([^)]*\) format\("[\w-]+"\))*'
+)
 PYGMENTS_STYLE = "default"
 CODE_BACKGROUND = "#f5f5f5"  # .highlight in site.css
 MIN_CONTRAST = 4.6  # WCAG AA asks 4.5:1 for body text
@@ -123,11 +128,20 @@ def _home(notebooks: list[tuple[str, Path]], titles: dict[str, str]) -> str:
     )
 
 
+def katex_css(css: str) -> str:
+    """KaTeX's stylesheet with each font loaded from the woff2 beside it (the browsers the site serves)."""
+    return _FONT_SOURCES.sub(r'url(\1) format("woff2")', css)
+
+
 def _copy_static(static: Path) -> None:
-    """The vendored scripts and the theme, and the code colours as CSS."""
+    """The vendored scripts, fonts and theme, and the code colours as CSS."""
     static.mkdir(parents=True, exist_ok=True)
     for name in VENDORED:
         shutil.copyfile(HERE / "static" / name, static / name)
+    for font in (HERE / "static").glob(KATEX_FONTS):
+        shutil.copyfile(font, static / font.name)
+    katex = (HERE / "static" / "katex.min.css").read_text(encoding="utf-8")
+    (static / "katex.min.css").write_text(katex_css(katex), encoding="utf-8")
     (static / "pygments.css").write_text(pygments_css(), encoding="utf-8")
 
 
@@ -183,6 +197,7 @@ def _write_page(out_dir: Path, template, rendered: list, i: int, repo: str | Non
         branch=branch,
         chapters=_chapters(rendered, i, "../"),
         contents=page.contents,
+        math=page.math,
         **_nav(rendered, i),
     )
     target.write_text(text, encoding="utf-8")

@@ -8,13 +8,17 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
+import jinja2
 import nbformat
 from nbconvert import HTMLExporter
+from nbconvert.filters.markdown_mistune import MarkdownWithMath
 from nbconvert.preprocessors import TagRemovePreprocessor
 
 from autograd_course.checks.display import code_spans
 from autograd_course.checks.verdict import ACTIVITY_MIME, VERDICT_MIME
 from autograd_course.setup_cell import TAG as SETUP_TAG
+from autograd_course.site.broken_code import show_broken_code
+from autograd_course.site.formulas import MATH_CLASS, MathRenderer
 
 __all__ = [
     "WIDGET_NOTE",
@@ -31,7 +35,7 @@ _WIDGET_REPR = re.compile(r"^\s*[A-Z]\w*\(")  # VBox(children=...), interactive(
 _HEADING = re.compile(r"<h([1-6]) id=\"([^\"]*)\">(.*?)</h\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _INLINE_TAG = re.compile(
-    r"</?(?:span|a|code|em|strong|b|i|mark|sub|sup)\b[^>]*>"
+    r"</?(?:span|a|code|em|strong|b|i|mark|sub|sup|wbr)\b[^>]*>"
 )  # words go on through these
 _MERMAID = re.compile(r"<pre class=\"mermaid\">.*?</pre>", re.S)  # a diagram's source is no text to search
 
@@ -44,6 +48,7 @@ class NotebookPage:
     body: str
     sections: list[tuple[str, str, str]] = field(default_factory=list)  # (anchor, heading, text)
     contents: list[tuple[str, str]] = field(default_factory=list)  # (anchor, heading) of each ## section
+    math: bool = False  # the page has formulas for KaTeX to draw
 
     def __repr__(self) -> str:
         return f"NotebookPage({self.title!r}, {len(self.sections)} sections)"
@@ -105,6 +110,28 @@ def describe_plots(nb: nbformat.NotebookNode) -> int:
     return count
 
 
+_CELL = re.compile(r"<td>(.*?)</td>", re.S)
+_LONG_WORD = re.compile(r"(?=[^\s<>]*[_(])[^\s<>]{17,}")  # a long name or call, never a number
+_BREAK_AFTER = re.compile(r"(?<=[_(./,=])(?=[^\s)\],;:])")
+
+
+def soft_breaks(body: str) -> str:
+    """Let a long name in a prose table cell wrap after `_ ( . / , =` (<wbr>), so the table fits a phone.
+
+    Only cells holding several words: a one-word cell (a stage name, a number) stays whole.
+    """
+
+    def cell(match: re.Match) -> str:
+        inner = match.group(1)
+        if len(_plain(inner).split()) < 2:
+            return match.group(0)
+        runs = re.split(r"(<[^>]+>)", inner)
+        words = (_LONG_WORD.sub(lambda w: _BREAK_AFTER.sub("<wbr>", w.group(0)), r) for r in runs)
+        return "<td>" + "".join(r if r.startswith("<") else w for r, w in zip(runs, words)) + "</td>"
+
+    return _CELL.sub(cell, body)
+
+
 def _sections(body: str, title: str) -> list[tuple[str, str, str]]:
     """(anchor, heading, plain text) for each part of the page between headings."""
     sections, anchor, heading, pos = [], "", title, 0
@@ -115,10 +142,29 @@ def _sections(body: str, title: str) -> list[tuple[str, str, str]]:
     return [s for s in sections if s[2] or s[0]]
 
 
+class _SiteExporter(HTMLExporter):
+    """nbconvert's HTML exporter whose Markdown cells mark math for KaTeX (formulas.py), not for MathJax."""
+
+    @jinja2.pass_context
+    def markdown2html(self, context, source: str) -> str:
+        """A Markdown cell as HTML, its math as elements holding the TeX."""
+        cell = context.get("cell", {})
+        renderer = MathRenderer(
+            escape=False,
+            attachments=cell.get("attachments", {}),
+            embed_images=self.embed_images,
+            path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+            anchor_link_text=self.anchor_link_text,
+            exclude_anchor_links=self.exclude_anchor_links,
+            **self.lexer_options,
+        )
+        return MarkdownWithMath(renderer=renderer).render(source)
+
+
 @cache
 def _exporter() -> HTMLExporter:
     """nbconvert's basic template without prompts, the setup cell left out: made once per process."""
-    exporter = HTMLExporter(template_name="basic", exclude_input_prompt=True, exclude_output_prompt=True)
+    exporter = _SiteExporter(template_name="basic", exclude_input_prompt=True, exclude_output_prompt=True)
     remove = TagRemovePreprocessor(remove_cell_tags={SETUP_TAG}, enabled=True)
     exporter.register_preprocessor(remove, enabled=True)
     return exporter
@@ -128,13 +174,15 @@ def notebook_page(nb: nbformat.NotebookNode, link_map: dict[str, str] | None = N
     """Render a notebook's stored cells and outputs; links to other course notebooks become page links.
 
     The setup cell (Colab and Kaggle only) is left out; widgets get their static fallback; verdicts show
-    their `names` as code.
+    their `names` as code; an exercise's `print(ex.code())` cell shows the default variant's code.
     """
     nb = copy.deepcopy(nb)
+    show_broken_code(nb)
     static_widgets(nb)
     describe_plots(nb)
     verdicts_with_code(nb)
     body, _ = _exporter().from_notebook_node(nb)
+    body = soft_breaks(body)
     for target, page in (link_map or {}).items():
         body = body.replace(f'href="{target}"', f'href="{page}"')
     first = _HEADING.search(body)
@@ -144,4 +192,5 @@ def notebook_page(nb: nbformat.NotebookNode, link_map: dict[str, str] | None = N
         for m in _HEADING.finditer(body)
         if m.group(1) == "2"
     ]
-    return NotebookPage(title, body, _sections(body, title), contents)
+    math = bool(re.search(rf'class="{MATH_CLASS}[ "]', body))
+    return NotebookPage(title, body, _sections(body, title), contents, math)

@@ -128,7 +128,7 @@ class LabServer:
         """The URL that opens `path` (relative to the root) in JupyterLab with a fresh workspace."""
         return f"{self.url}/lab/tree/{path}?reset&token={self.token}"
 
-    def _environment(self) -> dict[str, str]:
+    def environment(self) -> dict[str, str]:
         """The server's environment: every Jupyter and IPython dir inside `home`, helpers importable."""
         env = dict(os.environ)
         for var, sub in [
@@ -194,7 +194,7 @@ class LabServer:
         self.process = subprocess.Popen(
             command,
             cwd=self.root,
-            env=self._environment(),
+            env=self.environment(),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,

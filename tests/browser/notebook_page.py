@@ -102,14 +102,14 @@ class NotebookPage:
         self.lab.open(self.path, timeout)
         return self
 
-    def _menu(self, menu: str, command: str) -> None:
+    def menu(self, menu: str, command: str) -> None:
         """Click a main-menu entry by its command id, as a reader would."""
         self.page.locator(".lm-MenuBar-item", has_text=re.compile(rf"^{menu}$")).click()
         self.page.locator(f".lm-Menu-item[data-command='{command}']").click()
 
     def run_all(self, timeout: float = 180.0) -> NotebookPage:
         """Run > Run All Cells, then wait until the kernel is idle and no cell is queued or running."""
-        self._menu("Run", "runmenu:run-all")
+        self.menu("Run", "runmenu:run-all")
         self.wait_until_finished(timeout)
         return self
 
@@ -124,7 +124,7 @@ class NotebookPage:
             if index is None:
                 return self
             self.page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-InputPrompt").click()
-            self._menu("Run", "notebook:run-all-below")
+            self.menu("Run", "notebook:run-all-below")
             self.wait_until_finished(timeout)
             if self.cells()[index].count is None:
                 raise AssertionError(f"cell {index} of {self.path} did not run")

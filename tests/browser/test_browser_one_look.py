@@ -28,6 +28,8 @@ _LOOKS = """() => {
     const style = getComputedStyle(box);
     const title = box.querySelector("b");
     return {
+      text: box.innerText,
+      code: [...box.querySelectorAll("code")].map((c) => c.innerText),
       look: [style.backgroundColor, style.color, style.padding, style.borderRadius, style.fontFamily,
              style.fontSize, title ? getComputedStyle(title).fontWeight : ""].join(" | "),
       title: title ? title.innerText : "",
@@ -56,5 +58,8 @@ def test_activities_and_challenge_parts_share_one_verdict_look(
         for seen in (mine, theirs):
             assert re.search(title, seen["title"]), f"{name}: title {seen['title']!r}\n{message}"
     assert looks[2]["title"].startswith(ACTIVITY) and looks[3]["title"].startswith(CHALLENGE), message
+    assert "fixed_w" in looks[2]["code"], f"the name in 'set `fixed_w`' is not shown as code\n{message}"
+    backticks = [i for i, seen in enumerate(looks) if seen and "`" in seen["text"]]
+    assert not backticks, f"cells {backticks} show literal backticks\n{message}"
     outcomes = {looks[i]["look"] for i in (2, 4, 6)}
     assert len(outcomes) == 3, f"not attempted, incorrect and a hint look alike: {outcomes}\n{message}"

@@ -78,6 +78,24 @@ def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         thread.join(timeout=10)
 
 
+_PROSE = """() => [...document.querySelectorAll('.text_cell_render')].map(cell => {
+  const copy = cell.cloneNode(true);  // the Markdown as read, without its code and its drawn formulas
+  copy.querySelectorAll('pre, code, .math').forEach(n => n.remove());
+  return copy.textContent;
+})"""
+_RAW_TEX = re.compile(r"\$[^$\n]+\$|\\\(|\\\[|\\frac|\\cdot")
+
+
+def _assert_formulas_drawn(page, path: str) -> None:
+    """Every formula is KaTeX's drawing (no error box), and no prose shows TeX source."""
+    formulas = page.locator(".math")
+    drawn = page.locator(".math .katex")
+    assert drawn.count() == formulas.count(), f"{path}: {formulas.count() - drawn.count()} formulas not drawn"
+    assert page.locator(".math .katex-error").count() == 0, f"{path}: KaTeX could not draw a formula"
+    for prose in page.evaluate(_PROSE):
+        assert not _RAW_TEX.search(prose), f"{path} shows raw TeX: {_RAW_TEX.search(prose).group()}"
+
+
 @pytest.mark.parametrize("path", PAGES)
 def test_page_renders_offline_and_passes_axe(path: str, site_url: str, browser_context: BrowserContext):
     page = browser_context.new_page()
@@ -96,6 +114,10 @@ def test_page_renders_offline_and_passes_axe(path: str, site_url: str, browser_c
             assert mermaid.nth(i).locator("svg").count() == 1, f"diagram {i} of {path} was not drawn"
         if path.startswith("notebooks/"):
             assert page.locator(".output_area").first.is_visible()
+        _assert_formulas_drawn(page, path)
+        if path.startswith("exercises/"):
+            code = page.locator(".output_stdout pre").first
+            assert code.is_visible() and "def broken_step(" in code.inner_text(), f"{path}: no broken code"
         assert not RAW_WIDGET.search(page.inner_text("main")), f"{path} shows a widget's repr"
         if path != "index.html":
             rel = path.removesuffix(".html") + ".ipynb"
@@ -134,6 +156,7 @@ def test_search_finds_retain_graph_in_lesson_03(site_url: str, browser_context: 
 
 
 WIDTHS = [1366, 390]  # a laptop and a phone
+MIN_SCALE = 0.65  # site.js: a diagram's labels never shrink below this share of the size Mermaid drew them
 LAYOUT_PAGES = [
     "index.html",
     "notebooks/04_inplace_operations.html",
@@ -155,8 +178,12 @@ _LAYOUT = """() => {
       && lines(el) > 1).map(el => el.innerText).slice(0, 5),
     wrapped: cells.filter(el => el.tagName === 'PRE' && getComputedStyle(el).whiteSpace !== 'pre').length,
     diagrams: [...document.querySelectorAll('pre.mermaid svg')].map(svg => {
-      const box = svg.getBoundingClientRect(), parent = svg.parentElement.getBoundingClientRect();
-      return {height: box.height, left: box.left - parent.left, right: parent.right - box.right};
+      const box = svg.getBoundingClientRect(), parent = svg.parentElement;
+      const inner = parent.clientWidth - parseFloat(getComputedStyle(parent).paddingLeft)
+        - parseFloat(getComputedStyle(parent).paddingRight);
+      return {height: box.height, width: box.width, column: inner, drawn: svg.viewBox.baseVal.width,
+              left: box.left - parent.getBoundingClientRect().left - parent.clientLeft,
+              right: parent.getBoundingClientRect().right - box.right - parent.clientLeft};
     }),
     chapters: document.querySelectorAll('nav.chapters li').length,
   };
@@ -181,8 +208,13 @@ def test_layout_reads_at_laptop_and_phone_width(
         assert found["wrapped"] == 0, "output text must not wrap (text tables stay whole)"
         assert found["chapters"] == len(PAGES) - 1
         for diagram in found["diagrams"]:
-            assert diagram["height"] <= 0.8 * 900, f"{path}: a diagram {diagram['height']} px high"
-            assert abs(diagram["left"] - diagram["right"]) <= 2, f"{path}: a diagram is not centred"
+            scale = diagram["width"] / diagram["drawn"]
+            assert scale <= 1.01, f"{path}: a diagram blown up {scale:.2f} times"
+            assert scale >= MIN_SCALE - 0.01, f"{path}: a diagram's labels shrunk to {scale:.2f} times"
+            fits = diagram["height"] <= 0.75 * 900 + 1 and diagram["width"] <= diagram["column"] + 1
+            assert fits or scale <= MIN_SCALE + 0.01, f"{path}: a diagram {diagram} that could fit the screen"
+            if diagram["width"] <= diagram["column"] + 1:
+                assert abs(diagram["left"] - diagram["right"]) <= 2, f"{path}: a diagram is not centred"
         if width >= 1366:
             assert page.locator("nav.chapters").is_visible() and page.locator("nav.contents").is_visible()
             sidebar = page.locator("nav.chapters").bounding_box()

@@ -1,6 +1,14 @@
-// The course site: draw the Mermaid diagrams, and search the index built with the site.
+// The course site: draw the formulas and the Mermaid diagrams, and search the index built with the site.
 (function () {
   "use strict";
+  // Formulas: the build left each one's TeX in a .math element (formulas.py); KaTeX draws it in place.
+  if (window.katex) {
+    document.querySelectorAll(".math").forEach(function (el) {
+      window.katex.render(el.textContent, el, {
+        displayMode: el.classList.contains("math-display"), throwOnError: false, output: "htmlAndMathml"
+      });
+    });
+  }
   // A region that scrolls sideways (a wide table or diagram) takes the keyboard focus, so it can scroll.
   function focusScrollers() {
     document.querySelectorAll(".output_area, .jp-Mermaid, pre, table").forEach(function (el) {
@@ -8,10 +16,32 @@
     });
     document.body.setAttribute("data-ready", "true");
   }
+  // A diagram is drawn as large as fits the column and 75% of the screen, never larger than Mermaid drew
+  // it; a big tree stops shrinking where its labels would get too small to read (MIN_SCALE of their size)
+  // and scrolls in its own box instead.
+  var MIN_SCALE = 0.65;
+  function sizeDiagrams() {
+    document.querySelectorAll("pre.mermaid svg").forEach(function (svg) {
+      var box = svg.viewBox && svg.viewBox.baseVal;
+      var style = getComputedStyle(svg.parentElement);
+      var column = svg.parentElement.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      if (!box || !box.width || !column) return;
+      var fit = Math.min(1, column / box.width, 0.75 * window.innerHeight / box.height);
+      var scale = Math.max(fit, Math.min(1, MIN_SCALE));
+      svg.style.maxWidth = "none";
+      svg.style.width = Math.round(box.width * scale) + "px";
+      svg.style.height = Math.round(box.height * scale) + "px";
+      svg.setAttribute("data-scale", scale.toFixed(3));
+    });
+  }
   var drawn = Promise.resolve();
   if (window.mermaid && document.querySelector("pre.mermaid")) {
-    window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "default" });
-    drawn = window.mermaid.run({ querySelector: "pre.mermaid" });
+    window.mermaid.initialize({
+      startOnLoad: false, securityLevel: "strict", theme: "default",
+      flowchart: { nodeSpacing: 25, rankSpacing: 30, padding: 8 }  // compact trees: less to shrink
+    });
+    drawn = window.mermaid.run({ querySelector: "pre.mermaid" }).then(sizeDiagrams);
+    window.addEventListener("resize", sizeDiagrams);
   }
   drawn.then(focusScrollers, function (err) { focusScrollers(); throw err; });
 
