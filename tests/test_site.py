@@ -264,3 +264,28 @@ def test_bad_repository_or_out_dir_is_a_clear_error(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     assert main(["site", str(tmp_path / "file")]) == 2
     assert "is a file" in capsys.readouterr().err
+
+
+def test_outputs_that_answer_an_activity_are_folded_as_in_a_learners_copy():
+    """Every output the learner's copy hides until answered sits in a closed <details> on the site."""
+    import nbformat
+
+    from autograd_course.course import course_notebooks
+    from autograd_course.site.notebook_html import notebook_page
+    from autograd_course.site.reveals import revealing_cells
+
+    folded = 0
+    for path in course_notebooks():
+        nb = nbformat.read(path, as_version=4)
+        cells = revealing_cells(nb)
+        body = notebook_page(nb).body
+        for cell_id, activity in cells.items():
+            start = body.index(f'id="cell-id={cell_id}"')
+            details = body.find('<details class="reveals">', start)
+            assert details > 0 and f"your turn {activity}" in body[details : details + 200], (
+                path.name,
+                activity,
+            )
+            assert body.find('<div class="output_wrapper">', start) > details, (path.name, activity)
+            folded += 1
+    assert folded >= 3  # 03.1, 06.1, 15.1 and the lessons' other revealing cells

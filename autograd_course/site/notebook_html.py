@@ -19,6 +19,7 @@ from autograd_course.checks.verdict import ACTIVITY_MIME, VERDICT_MIME
 from autograd_course.setup_cell import TAG as SETUP_TAG
 from autograd_course.site.broken_code import show_broken_code
 from autograd_course.site.formulas import MATH_CLASS, MathRenderer
+from autograd_course.site.reveals import fold_revealing_outputs, revealing_cells
 
 __all__ = [
     "WIDGET_NOTE",
@@ -174,7 +175,8 @@ def notebook_page(nb: nbformat.NotebookNode, link_map: dict[str, str] | None = N
     """Render a notebook's stored cells and outputs; links to other course notebooks become page links.
 
     The setup cell (Colab and Kaggle only) is left out; widgets get their static fallback; verdicts show
-    their `names` as code; an exercise's `print(ex.code())` cell shows the default variant's code.
+    their `names` as code; an exercise's `print(ex.code())` cell shows the default variant's code; an
+    output that answers an activity is folded (reveals.py).
     """
     nb = copy.deepcopy(nb)
     show_broken_code(nb)
@@ -182,7 +184,7 @@ def notebook_page(nb: nbformat.NotebookNode, link_map: dict[str, str] | None = N
     describe_plots(nb)
     verdicts_with_code(nb)
     body, _ = _exporter().from_notebook_node(nb)
-    body = soft_breaks(body)
+    body = fold_revealing_outputs(soft_breaks(body), revealing_cells(nb))
     for target, page in (link_map or {}).items():
         body = body.replace(f'href="{target}"', f'href="{page}"')
     first = _HEADING.search(body)
