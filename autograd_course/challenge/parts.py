@@ -123,7 +123,9 @@ def part2_verdict(exercise_id: str, variant: Variant | str | None, trace: dict, 
     if all(ok for _, ok in checks):
         return Verdict(exercise_id, 2, Outcome.CORRECT, message + _ran(trace), checks)
     shown = tuple((name, ok) for name, ok in checks if name in relevant)
-    return Verdict(exercise_id, 2, Outcome.INCORRECT, message + _ran(trace), shown)
+    passing = [name for name, _ in checks if name not in relevant]
+    already = f" (not shown: {', '.join(passing)}, which the broken code already passes)" if passing else ""
+    return Verdict(exercise_id, 2, Outcome.INCORRECT, message + _ran(trace) + already, shown)
 
 
 def function_source(code: str, name: str) -> str:
@@ -141,12 +143,32 @@ def _part1_solution(variant: Variant) -> str:
     return BUGS[variant.bug]._proof
 
 
+# Part 2's first hint: what the stage part 1 proved says about where to look (not which line to change).
+_WHERE_TO_LOOK = {
+    "GRAD_MODE_DISABLED": "the loss is computed where autograd records nothing: what turns recording off?",
+    "FORWARD_NON_FINITE": "a NaN or Inf is made in the forward pass: which operation can divide by zero or "
+    "take the log of zero, and what would keep its input in range?",
+    "LOSS_NOT_IN_GRAPH": "the loss has no graph back to the parameters: where is the output cut off from it?",
+    "PARAMS_FROZEN": "some parameters do not require grad: where are they set that way?",
+    "BACKWARD_FAILED": "backward raises: what was changed in place, or freed, after the forward saved it?",
+    "GRAD_MISSING": "some trainable parameters get no gradient: which part of the model does the loss skip?",
+    "GRAD_NON_FINITE": "the gradients hold NaN or Inf: which operation has an infinite derivative there?",
+    "GRAD_MAGNITUDE": "the gradients vanish or explode: what scales the loss or the outputs on the way?",
+    "PARAMS_UNREGISTERED": "a layer is held where the module does not register it: how is it stored?",
+    "NOT_IN_OPTIMIZER": "the optimizer lacks some parameters: what does it get, and when is it built?",
+    "GRADS_ACCUMULATING": "each step's gradient keeps the ones before it: what clears .grad between steps?",
+    "PARAMS_NOT_UPDATED": "the step runs and nothing moves: what sets how far optimizer.step() moves them?",
+}
+
+
 def _part2_hints(variant: Variant) -> tuple[str, ...]:
-    where = BUGS[variant.bug].where
+    bug = BUGS[variant.bug]
+    where = bug.where
     fixed = next(k for k, v in FIXABLE.items() if v == where)
     return (
-        "Fix only what your part-1 evidence points at: define fixed_setup, fixed_compute_loss or fixed_step "
-        "(one is enough); the check runs the broken code with yours in place of the broken one.",
+        f"Start from what part 1 proved: {_WHERE_TO_LOOK.get(bug.stage, 'find the line that causes it.')} "
+        "Define fixed_setup, fixed_compute_loss or fixed_step (one is enough); the check runs the broken "
+        "code with yours in place of the broken one.",
         f"The bug lives in {where}: copy it from the code above, name it {fixed} and change what breaks.",
     )
 
