@@ -167,3 +167,43 @@ def test_what_an_answer_reaches_for_is_reported_even_when_it_catches_the_refusal
     run_hidden("A", None, 1, answer.source, str(tmp_path))
     _, flags, problem = judge_part(tmp_path, "A", 1, answer, None)
     assert "opened /root/.ssh/id_rsa" in problem and flags and "refused" in problem
+
+
+@pytest.mark.parametrize(
+    ("ex_id", "proof"),
+    [
+        # the loss on its own: no grad_fn (another proof than the reference's error and report)
+        (
+            "A",
+            "model, optimizer = broken_setup(seed, device)\n"
+            "evidence = debug_tensor('loss', compute_loss(model, inputs, targets))\n"
+            "stage = Stage.LOSS_NOT_IN_GRAPH",
+        ),
+        # gradient norms over three steps, measured with plain torch instead of grad_norm
+        (
+            "D",
+            "model, optimizer = broken_setup(seed, device)\nnorms = []\n"
+            "for _ in range(3):\n    broken_step(model, optimizer, inputs, targets)\n"
+            "    norms.append(grad_norm(model))\n"
+            "evidence = norms\nstage = Stage.GRADS_ACCUMULATING",
+        ),
+    ],
+)
+def test_a_proof_written_another_way_passes(tmp_path, ex_id, proof):
+    verdict, flags = _judge(tmp_path, ex_id, "noor", 1, proof)
+    assert verdict.status == "passed", verdict.message
+    assert flags == []
+
+
+def test_a_repair_written_by_hand_on_a_learners_own_code_passes(tmp_path):
+    """noor's own broken_step, with one line the reference does not write: zeroing through the model."""
+    from autograd_course.challenge.catalogue import render
+    from autograd_course.challenge.draw import variant_for
+    from autograd_course.challenge.parts import function_source
+
+    broken = function_source(render(variant_for("noor", "D")), "broken_step")
+    lines = broken.replace("def broken_step(", "def fixed_step(", 1).splitlines()
+    fixed = "\n".join([lines[0], "    model.zero_grad(set_to_none=True)  # my own repair", *lines[1:]])
+    verdict, flags = _judge(tmp_path, "D", "noor", 2, fixed)
+    assert verdict.status == "passed", verdict.message
+    assert flags == []
