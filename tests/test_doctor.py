@@ -342,6 +342,42 @@ def test_a_schedule_that_cannot_be_copied_or_ends_is_not_looked_ahead() -> None:
     assert _diagnose_with(model, optimizer, held).stage is Stage.PARAMS_NOT_UPDATED
 
 
+def _warm_up_then_decay(step: int, warm: int = 3, total: int = 100) -> float:
+    """Hugging Face's linear schedule with warm-up: 0 at step 0, 1 at `warm`, 0 again at `total`."""
+    return step / warm if step < warm else max(0.0, (total - step) / (total - warm))
+
+
+def _scheduled_per_call(factor):
+    """A model, its SGD and a LambdaLR(factor) stepped at every call of the returned step."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        schedule.step()
+        return loss
+
+    return model, optimizer, schedule, step
+
+
+@pytest.mark.parametrize("steps", [2, 5])  # the rise ahead of the last step, or only before it
+def test_a_warm_up_then_a_decay_to_zero_is_a_note_a_schedule_meant_per_epoch_is_a_finding(steps: int) -> None:
+    model, optimizer, schedule, step = _scheduled_per_call(_warm_up_then_decay)
+    verdict = diagnose(step, model, optimizer, steps=steps)
+    assert verdict.ok, verdict
+    assert any("warms up, then the learning rate of param group 0 falls" in e for e in verdict.evidence)
+    assert schedule.last_epoch == 0 and optimizer.param_groups[0]["lr"] == 0.0
+    model, optimizer, _, step = _scheduled_per_call(lambda s: _warm_up_then_decay(s + 3))  # the decay alone
+    verdict = diagnose(step, model, optimizer, steps=steps)
+    assert verdict.stage is Stage.PARAMS_NOT_UPDATED and "once per epoch" in verdict.advice, verdict
+    assert not any("warms up" in e for e in verdict.evidence), verdict
+
+
 def test_buffers_are_restored() -> None:
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Linear(3, 1))
