@@ -280,6 +280,49 @@ def test_leaves_no_trace_also_when_train_step_raises(bug: str | None) -> None:
     _assert_same(before, _snapshot(model, optimizer))
 
 
+def _gan(where: str):
+    """A warmed-up GAN step: G is the model diagnose gets, D lives outside it with its own Adam and
+    scheduler. `where` "closure": the step refers to opt_d; "dict": it reaches it only through a dict."""
+    torch.manual_seed(0)
+    g, d = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 3)), nn.Sequential(nn.Linear(3, 1))
+    opt_g, opt_d = torch.optim.Adam(g.parameters(), lr=1e-2), torch.optim.Adam(d.parameters(), lr=1e-2)
+    sched_d = torch.optim.lr_scheduler.StepLR(opt_d, step_size=1, gamma=0.5)
+    noise, real = torch.randn(8, 2), torch.randn(8, 3)
+    held = {"opt_d": opt_d, "sched_d": sched_d}
+
+    def step() -> torch.Tensor:
+        other = opt_d if where == "closure" else held["opt_d"]
+        other.zero_grad()
+        loss_d = d(real).mean() - d(g(noise).detach()).mean()
+        loss_d.backward()
+        other.step()
+        (sched_d if where == "closure" else held["sched_d"]).step()
+        opt_g.zero_grad()
+        loss_g = d(g(noise)).mean()
+        loss_g.backward()
+        opt_g.step()
+        return loss_g
+
+    step()  # Adam moments, step counts and .grad exist in both optimizers before the diagnosis
+    return step, g, opt_g, d, opt_d, sched_d
+
+
+@pytest.mark.parametrize("where", ["closure", "dict"])
+def test_another_optimizer_its_state_schedule_and_parameters_outside_the_model_are_restored(
+    where: str,
+) -> None:
+    step, g, opt_g, d, opt_d, sched_d = _gan(where)
+    before = _snapshot(g, opt_g), _snapshot(d, opt_d), sched_d.last_epoch
+    assert diagnose(step, g, opt_g).ok
+    after = _snapshot(g, opt_g), _snapshot(d, opt_d), sched_d.last_epoch
+    _assert_same(before[0], after[0])
+    if where == "dict":  # found only at its first step, after backward wrote D's .grad
+        for snapshot in (before[1], after[1]):
+            snapshot["grads"] = snapshot["grad_objects"] = []
+    _assert_same(before[1], after[1])
+    assert before[2] == after[2] == 1
+
+
 def test_gradients_nobody_holds_are_freed_during_the_step_and_given_back_by_value() -> None:
     # One copy of the gradients, not two: diagnose must not keep the old .grad tensors alive
     # beside its copy once the step's zero_grad drops them (set_to_none, torch's default).

@@ -16,7 +16,7 @@ from helpers._validate import require_module
 from helpers._walk import parameter_copies, unregistered_tensors
 from helpers.doctor.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
 from helpers.doctor.compiled import run_eagerly, unwrap_compiled
-from helpers.doctor.discover import find_scalers, find_schedulers
+from helpers.doctor.discover import find_optimizers, find_scalers, find_schedulers
 from helpers.doctor.findings import warm_up_lines
 from helpers.doctor.lookahead import lr_ahead, lr_falls
 from helpers.doctor.probe import run_probed_step
@@ -271,7 +271,8 @@ def diagnose(
     what to look at, and the error itself as `.error`; diagnose never re-raises it.
     Parameters, .grad, buffers, optimizer state, RNG states, the optimizer's learning-rate
     schedulers (found through the optimizer, or pass `schedulers=`) and the step's GradScaler
-    (found in train_step's closure and globals, or pass `scaler=`) are restored afterwards, always.
+    (found in train_step's closure and globals, or pass `scaler=`) are restored afterwards, always;
+    so are other optimizers the step uses (a GAN's second one): their state, schedulers and parameters.
     Gradient statistics are divided by the scaler's scale. An lr of (about) 0 from a scheduler is
     looked ahead on a copy of the schedule: a warm-up that rises at the next step is no finding,
     a hold is. A compiled model (torch.compile) runs
@@ -288,7 +289,11 @@ def diagnose(
     run.copies = parameter_copies(model)
     if next(model.parameters(), None) is None and not (run.unregistered or run.copies):
         require_module(model)  # nothing to diagnose: the clear error
-    saved = TrainingState(model, optimizer, run.schedulers, [run.scaler] if run.scaler else [])
+    others = find_optimizers(train_step, optimizer)
+    saved = TrainingState(
+        model, optimizer, [*run.schedulers, *(s for o in others for s in find_schedulers(o, train_step))],
+        [run.scaler] if run.scaler else [], others,
+    )  # fmt: skip
     run.bad_at_start = saved.non_finite_names()
     try:
         with run_eagerly():
