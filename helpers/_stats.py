@@ -251,12 +251,20 @@ _UP, _DOWN = 2.0**100, 2.0**-100
 
 def _rescaled_norms(tensors: Sequence[torch.Tensor], scales: Sequence[float]) -> list[torch.Tensor]:
     """The float32 (float64 for double) L2 norm of each tensor * its scale (a power of 2), as 0-dim
-    tensors on their devices (one product at a time: it is freed before the next is made)."""
+    tensors on their devices. The products go into one scratch tensor per shape, dtype and device,
+    reused (a model has few shapes): no memory is allocated per tensor. Called under no_grad."""
+    scratch: dict[tuple[torch.Size, torch.dtype, torch.device], torch.Tensor] = {}
     result = []
     for tensor, scale in zip(tensors, scales):
-        v = dense_values(tensor)
-        acc = _accumulation_dtype(v.dtype)
-        result.append(torch.linalg.vector_norm((v if v.dtype == acc else v.to(acc)) * scale))
+        if tensor.dtype is not torch.float32 or tensor.layout is not torch.strided:
+            tensor = dense_values(tensor)
+            acc = _accumulation_dtype(tensor.dtype)
+            tensor = tensor if tensor.dtype == acc else tensor.to(acc)
+        key = (tensor.shape, tensor.dtype, tensor.device)
+        out = scratch.get(key)
+        if out is None:
+            out = scratch[key] = torch.empty(key[0], dtype=key[1], device=key[2])
+        result.append(torch.linalg.vector_norm(torch.mul(tensor, scale, out=out)))
     return result
 
 
@@ -277,7 +285,9 @@ def second_look(tensors: Sequence[torch.Tensor], measured: Sequence[float]) -> l
     scales = {i: _DOWN if measured[i] == math.inf else _UP for i in scaled}
     counted = [i for i in range(len(tensors)) if i not in scales]
     rescaled = _rescaled_norms([tensors[i] for i in scaled], [scales[i] for i in scaled])
-    parts = [torch.stack([on_device(n, first) for n in rescaled]).double()] if scaled else []
+    if any(n.device != first for n in rescaled):
+        rescaled = [on_device(n, first) for n in rescaled]
+    parts = [torch.stack(rescaled).double()] if scaled else []
     if counted:
         parts.append(_count_rows([tensors[i] for i in counted], first).reshape(-1))
     numbers = torch.cat(parts).tolist()  # the one host read
