@@ -20,6 +20,7 @@ __all__ = [
     "nonfinite_counts",
     "norms",
     "on_device",
+    "second_look",
     "to_look_at",
     "total_norm",
 ]
@@ -219,18 +220,88 @@ def to_look_at(tensors: Sequence[torch.Tensor], measured: Sequence[float]) -> li
     ]
 
 
+def _count_rows(tensors: Sequence[torch.Tensor], first: torch.device) -> torch.Tensor:
+    """[NaN count, Inf count, exact L2 norm] of each tensor: float64 rows on `first`, not read."""
+    return torch.stack(
+        [
+            torch.cat(
+                [on_device(count_nonfinite(t), first).double(), on_device(exact_norm(t), first).reshape(1)]
+            )
+            for t in tensors
+        ]
+    )
+
+
 @torch.no_grad()
 def exact_figures(tensors: Sequence[torch.Tensor]) -> list[tuple[int, int, float]]:
-    """(NaN count, Inf count, exact L2 norm) of every tensor, with one host read: the second look
-    at the few tensors whose float32 norm (norms) is not finite or too small to trust."""
+    """(NaN count, Inf count, exact L2 norm) of every tensor, with one host read: the look at
+    tensors that hold NaN or Inf (second_look)."""
+    if not tensors:
+        return []
+    return [(int(nan), int(inf), norm) for nan, inf, norm in _count_rows(tensors, tensors[0].device).tolist()]
+
+
+# A float32 tensor whose norm reads 0 or below TINY_NORM holds only elements below 1e-18: times
+# 2**100 they are below 1.3e12 and their squares are normal floats (the smallest, 1.4e-45, becomes
+# 1.8e-15). One whose norm overflows: times 2**-100 its finite elements square without overflow,
+# and those that fall below float32's range weigh nothing beside a norm above 1.8e19. Powers of 2
+# scale exactly, so the rescaled norm, divided back in float64, is the norm at float32 precision.
+_UP, _DOWN = 2.0**100, 2.0**-100
+
+
+def _rescaled_norms(tensors: Sequence[torch.Tensor], scales: Sequence[float]) -> list[torch.Tensor]:
+    """The float32 (float64 for double) L2 norm of each tensor * its scale (a power of 2), as 0-dim
+    tensors on their devices. The products go into one scratch tensor per shape, dtype and device,
+    reused (a model has few shapes): no memory is allocated per tensor. Called under no_grad."""
+    scratch: dict[tuple[torch.Size, torch.dtype, torch.device], torch.Tensor] = {}
+    result = []
+    for tensor, scale in zip(tensors, scales):
+        if tensor.dtype is not torch.float32 or tensor.layout is not torch.strided:
+            tensor = dense_values(tensor)
+            acc = _accumulation_dtype(tensor.dtype)
+            tensor = tensor if tensor.dtype == acc else tensor.to(acc)
+        key = (tensor.shape, tensor.dtype, tensor.device)
+        out = scratch.get(key)
+        if out is None:
+            out = scratch[key] = torch.empty(key[0], dtype=key[1], device=key[2])
+        result.append(torch.linalg.vector_norm(torch.mul(tensor, scale, out=out)))
+    return result
+
+
+@torch.no_grad()
+def second_look(tensors: Sequence[torch.Tensor], measured: Sequence[float]) -> list[tuple[int, int, float]]:
+    """(NaN count, Inf count, norm) of the tensors to_look_at picked, given their first norms.
+
+    A float32 sum that read 0, tiny or infinite is measured again on the tensor scaled by a power
+    of 2 (one kernel and one pass, where a float64 copy and NaN/Inf counts cost several): a
+    finite result proves every element finite. Tensors that hold NaN or Inf are counted
+    (exact_figures), at once where the first norm proves it, else after the rescaled norm: one
+    host read, a second only for Inf in a tensor whose float32 norm had overflowed.
+    """
     if not tensors:
         return []
     first = tensors[0].device
-    rows = [
-        torch.cat([on_device(count_nonfinite(t), first).double(), on_device(exact_norm(t), first).reshape(1)])
-        for t in tensors
-    ]
-    return [(int(nan), int(inf), norm) for nan, inf, norm in torch.stack(rows).tolist()]
+    scaled = [i for i, n in enumerate(measured) if not math.isnan(n) and _summed_in_float32(tensors[i])]
+    scales = {i: _DOWN if measured[i] == math.inf else _UP for i in scaled}
+    counted = [i for i in range(len(tensors)) if i not in scales]
+    rescaled = _rescaled_norms([tensors[i] for i in scaled], [scales[i] for i in scaled])
+    if any(n.device != first for n in rescaled):
+        rescaled = [on_device(n, first) for n in rescaled]
+    parts = [torch.stack(rescaled).double()] if scaled else []
+    if counted:
+        parts.append(_count_rows([tensors[i] for i in counted], first).reshape(-1))
+    numbers = torch.cat(parts).tolist()  # the one host read
+    result: list[tuple[int, int, float]] = [(0, 0, 0.0)] * len(tensors)
+    for i, n in zip(scaled, numbers):
+        result[i] = (0, 0, n / scales[i])
+    rest = numbers[len(scaled) :]
+    for k, i in enumerate(counted):
+        nan, inf, norm = rest[3 * k : 3 * k + 3]
+        result[i] = (int(nan), int(inf), norm)
+    still = [i for i in scaled if not math.isfinite(result[i][2])]  # an Inf, not an overflow
+    for i, figures in zip(still, exact_figures([tensors[i] for i in still])):
+        result[i] = figures
+    return result
 
 
 @torch.no_grad()

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from helpers._report import Report
-from helpers._stats import exact_figures, norms, to_look_at, total_norm
+from helpers._stats import norms, second_look, to_look_at, total_norm
 from helpers._validate import require_module, require_parameters
 from helpers._walk import model_tensors
 from helpers.status import GradStatus
@@ -82,16 +82,17 @@ def _figures(grads: list[torch.Tensor | None]) -> tuple[list, list, list[int], l
     """Four columns, an entry per gradient: norm, rms, NaN count, Inf count (None, None, 0, 0
     where there is no gradient).
 
-    One host read measures every norm; a second, exact look (exact_figures) is taken only where
-    a norm is not finite, to count NaN and Inf, or where a float32 sum of squares could not tell
-    a tiny gradient from an all-zero one (to_look_at).
+    One host read measures every norm; a second look (second_look) is taken only where a norm
+    is not finite, to count NaN and Inf, or where a float32 sum of squares underflowed or
+    overflowed (to_look_at): it measures those again, rescaled by a power of 2.
     """
     where = [i for i, g in enumerate(grads) if g is not None]
     present = [grads[i] for i in where]
     norm = norms(present)  # the one host read
     nan, inf = [0] * len(present), [0] * len(present)
     doubtful = to_look_at(present, norm)
-    for i, (a, b, n) in zip(doubtful, exact_figures([present[i] for i in doubtful])):
+    figures = second_look([present[i] for i in doubtful], [norm[i] for i in doubtful])
+    for i, (a, b, n) in zip(doubtful, figures):
         nan[i], inf[i], norm[i] = a, b, n
     rms = [n / math.sqrt(g.numel() or 1) for n, g in zip(norm, present)]
     if len(where) == len(grads):

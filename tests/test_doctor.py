@@ -280,6 +280,49 @@ def test_leaves_no_trace_also_when_train_step_raises(bug: str | None) -> None:
     _assert_same(before, _snapshot(model, optimizer))
 
 
+def _gan(where: str):
+    """A warmed-up GAN step: G is the model diagnose gets, D lives outside it with its own Adam and
+    scheduler. `where` "closure": the step refers to opt_d; "dict": it reaches it only through a dict."""
+    torch.manual_seed(0)
+    g, d = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 3)), nn.Sequential(nn.Linear(3, 1))
+    opt_g, opt_d = torch.optim.Adam(g.parameters(), lr=1e-2), torch.optim.Adam(d.parameters(), lr=1e-2)
+    sched_d = torch.optim.lr_scheduler.StepLR(opt_d, step_size=1, gamma=0.5)
+    noise, real = torch.randn(8, 2), torch.randn(8, 3)
+    held = {"opt_d": opt_d, "sched_d": sched_d}
+
+    def step() -> torch.Tensor:
+        other = opt_d if where == "closure" else held["opt_d"]
+        other.zero_grad()
+        loss_d = d(real).mean() - d(g(noise).detach()).mean()
+        loss_d.backward()
+        other.step()
+        (sched_d if where == "closure" else held["sched_d"]).step()
+        opt_g.zero_grad()
+        loss_g = d(g(noise)).mean()
+        loss_g.backward()
+        opt_g.step()
+        return loss_g
+
+    step()  # Adam moments, step counts and .grad exist in both optimizers before the diagnosis
+    return step, g, opt_g, d, opt_d, sched_d
+
+
+@pytest.mark.parametrize("where", ["closure", "dict"])
+def test_another_optimizer_its_state_schedule_and_parameters_outside_the_model_are_restored(
+    where: str,
+) -> None:
+    step, g, opt_g, d, opt_d, sched_d = _gan(where)
+    before = _snapshot(g, opt_g), _snapshot(d, opt_d), sched_d.last_epoch
+    assert diagnose(step, g, opt_g).ok
+    after = _snapshot(g, opt_g), _snapshot(d, opt_d), sched_d.last_epoch
+    _assert_same(before[0], after[0])
+    if where == "dict":  # found only at its first step, after backward wrote D's .grad
+        for snapshot in (before[1], after[1]):
+            snapshot["grads"] = snapshot["grad_objects"] = []
+    _assert_same(before[1], after[1])
+    assert before[2] == after[2] == 1
+
+
 def test_gradients_nobody_holds_are_freed_during_the_step_and_given_back_by_value() -> None:
     # One copy of the gradients, not two: diagnose must not keep the old .grad tensors alive
     # beside its copy once the step's zero_grad drops them (set_to_none, torch's default).
@@ -340,6 +383,42 @@ def test_a_schedule_that_cannot_be_copied_or_ends_is_not_looked_ahead() -> None:
     assert verdict.ok and "the schedule starts at 0" in verdict.evidence[-1], verdict
     held = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: s // 100)  # the same, copyable
     assert _diagnose_with(model, optimizer, held).stage is Stage.PARAMS_NOT_UPDATED
+
+
+def _warm_up_then_decay(step: int, warm: int = 3, total: int = 100) -> float:
+    """Hugging Face's linear schedule with warm-up: 0 at step 0, 1 at `warm`, 0 again at `total`."""
+    return step / warm if step < warm else max(0.0, (total - step) / (total - warm))
+
+
+def _scheduled_per_call(factor):
+    """A model, its SGD and a LambdaLR(factor) stepped at every call of the returned step."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        schedule.step()
+        return loss
+
+    return model, optimizer, schedule, step
+
+
+@pytest.mark.parametrize("steps", [2, 5])  # the rise ahead of the last step, or only before it
+def test_a_warm_up_then_a_decay_to_zero_is_a_note_a_schedule_meant_per_epoch_is_a_finding(steps: int) -> None:
+    model, optimizer, schedule, step = _scheduled_per_call(_warm_up_then_decay)
+    verdict = diagnose(step, model, optimizer, steps=steps)
+    assert verdict.ok, verdict
+    assert any("warms up, then the learning rate of param group 0 falls" in e for e in verdict.evidence)
+    assert schedule.last_epoch == 0 and optimizer.param_groups[0]["lr"] == 0.0
+    model, optimizer, _, step = _scheduled_per_call(lambda s: _warm_up_then_decay(s + 3))  # the decay alone
+    verdict = diagnose(step, model, optimizer, steps=steps)
+    assert verdict.stage is Stage.PARAMS_NOT_UPDATED and "once per epoch" in verdict.advice, verdict
+    assert not any("warms up" in e for e in verdict.evidence), verdict
 
 
 def test_buffers_are_restored() -> None:

@@ -148,7 +148,8 @@ def test_a_float32_norm_that_overflows_is_measured_again_exactly():
     assert torch.isinf(torch.linalg.vector_norm(layer.weight.grad))  # a float32 L2 norm overflows here
     row = gradient_report(layer)["weight"]
     assert row.finite and row.status is GradStatus.OK
-    assert row.norm == pytest.approx(1e30 * 100) and row.rms == pytest.approx(1e30)
+    # measured again rescaled by 2**-100, summed in float32: 10,000 squares drift in the sixth digit
+    assert row.norm == pytest.approx(1e30 * 100, rel=1e-5) and row.rms == pytest.approx(1e30, rel=1e-5)
 
 
 def test_half_precision_sums_do_not_overflow():
@@ -414,10 +415,10 @@ def test_a_finite_gradient_whose_norm_overflows_float32_is_not_reported_non_fini
     with count_host_syncs() as counter:
         report = gradient_report(layer)
     row = report["weight"]
-    # A small tensor is summed in float64; a large one in float32, then looked at again, exactly.
+    # A small tensor is summed in float64; a large one in float32, then again rescaled by 2**-100.
     assert counter.count == reads, counter
     assert (row.finite, row.nan, row.inf, row.status) == (True, 0, 0, GradStatus.OK)
-    assert row.norm == pytest.approx(3e38 * math.sqrt(inputs)) and report.all_finite
+    assert row.norm == pytest.approx(3e38 * math.sqrt(inputs), rel=1e-5) and report.all_finite
 
 
 @pytest.mark.parametrize(

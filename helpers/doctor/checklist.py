@@ -405,8 +405,9 @@ def _parameters_moved(f: StepFacts) -> Finding | None:
         ]
     still = [n for n in should_move if not ev.moved.get(n, True)]
     if not (still or (should_move and ev.optimizer_steps == 0)):
-        if f.lr_falls:
-            lines, advice = lr_falls_lines(f.lr_falls)
+        falls = [a for a in f.lr_falls if not a.warm_up]  # a warm-up then a decay is sized in steps
+        if falls:
+            lines, advice = lr_falls_lines(falls)
             return Finding(lines, [], advice)
         return None
     used = sorted(set(ev.lrs)) if ev.lrs is not None else "none (optimizer.step() was not called)"

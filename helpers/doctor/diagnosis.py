@@ -16,7 +16,8 @@ from helpers._validate import require_module
 from helpers._walk import parameter_copies, unregistered_tensors
 from helpers.doctor.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
 from helpers.doctor.compiled import run_eagerly, unwrap_compiled
-from helpers.doctor.discover import find_scalers, find_schedulers
+from helpers.doctor.discover import find_optimizers, find_scalers, find_schedulers
+from helpers.doctor.findings import warm_up_lines
 from helpers.doctor.lookahead import lr_ahead, lr_falls
 from helpers.doctor.probe import run_probed_step
 from helpers.doctor.state import TrainingState
@@ -161,6 +162,7 @@ def _notes(ev: Any, step: int, facts: StepFacts) -> list[str]:
         notes.append(
             f"step {step} ran with lr {sorted(set(ev.lrs))} (the schedule starts at 0): not a finding"
         )
+    notes += warm_up_lines([a for a in facts.lr_falls if a.warm_up])
     return notes
 
 
@@ -186,6 +188,7 @@ class _Run:
     skipped: int = 0
     first_scale: float | None = None
     start_epoch: int = 0  # the first scheduler's last_epoch when diagnose began
+    first_lrs: list[float] | None = None  # the lrs diagnose's first step used
 
 
 def _walk_checklist(facts: StepFacts) -> tuple[Stage, list[str], list[str], str]:
@@ -204,13 +207,13 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
     run.losses.append(ev.loss_value)
     run.skipped += ev.skipped_by_scaler
     if step == 1:
-        run.first_scale, run.start_epoch = ev.scale, epoch
+        run.first_scale, run.start_epoch, run.first_lrs = ev.scale, epoch, ev.lrs
     ahead, falls = [], []
     if run.schedulers and ev.lrs is not None:
         advanced = _epoch(run.schedulers) - epoch
         ahead = lr_ahead(run.optimizer, run.schedulers, ev.lrs, run.start_epoch, advanced)
         if step == run.steps:  # only a step that passes everything else needs it
-            falls = lr_falls(run.optimizer, run.schedulers, ev.lrs, advanced)
+            falls = lr_falls(run.optimizer, run.schedulers, ev.lrs, advanced, first_lrs=run.first_lrs)
     facts = StepFacts(
         ev, run.model, run.optimizer, run.frozen,
         max_grad_norm=run.max_grad_norm, min_grad=run.min_grad, grad_enabled_outside=run.grad_enabled,
@@ -268,7 +271,8 @@ def diagnose(
     what to look at, and the error itself as `.error`; diagnose never re-raises it.
     Parameters, .grad, buffers, optimizer state, RNG states, the optimizer's learning-rate
     schedulers (found through the optimizer, or pass `schedulers=`) and the step's GradScaler
-    (found in train_step's closure and globals, or pass `scaler=`) are restored afterwards, always.
+    (found in train_step's closure and globals, or pass `scaler=`) are restored afterwards, always;
+    so are other optimizers the step uses (a GAN's second one): their state, schedulers and parameters.
     Gradient statistics are divided by the scaler's scale. An lr of (about) 0 from a scheduler is
     looked ahead on a copy of the schedule: a warm-up that rises at the next step is no finding,
     a hold is. A compiled model (torch.compile) runs
@@ -285,7 +289,11 @@ def diagnose(
     run.copies = parameter_copies(model)
     if next(model.parameters(), None) is None and not (run.unregistered or run.copies):
         require_module(model)  # nothing to diagnose: the clear error
-    saved = TrainingState(model, optimizer, run.schedulers, [run.scaler] if run.scaler else [])
+    others = find_optimizers(train_step, optimizer)
+    saved = TrainingState(
+        model, optimizer, [*run.schedulers, *(s for o in others for s in find_schedulers(o, train_step))],
+        [run.scaler] if run.scaler else [], others,
+    )  # fmt: skip
     run.bad_at_start = saved.non_finite_names()
     try:
         with run_eagerly():

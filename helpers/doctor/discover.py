@@ -1,4 +1,5 @@
-"""The learning-rate schedulers and GradScalers a training step uses, found without being passed."""
+"""The learning-rate schedulers, GradScalers and other optimizers a training step uses, found without
+being passed."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from typing import Any
 
 import torch
 
-__all__ = ["find_scalers", "find_schedulers"]
+__all__ = ["find_optimizers", "find_scalers", "find_schedulers"]
 
 GradScaler = torch.amp.GradScaler
 LRScheduler = torch.optim.lr_scheduler.LRScheduler
+Optimizer = torch.optim.Optimizer
 
 
 def find_schedulers(optimizer: torch.optim.Optimizer, train_step: Callable[[], Any]) -> list[Any]:
@@ -65,5 +67,14 @@ def find_scalers(train_step: Callable[[], Any]) -> list[GradScaler]:
     found: list[GradScaler] = []
     for v in _referenced(train_step):
         if isinstance(v, GradScaler) and v.is_enabled() and v not in found:
+            found.append(v)
+    return found
+
+
+def find_optimizers(train_step: Callable[[], Any], given: Optimizer) -> list[Optimizer]:
+    """The optimizers other than `given` the training step refers to (a GAN's second one)."""
+    found: list[Optimizer] = []
+    for v in _referenced(train_step):
+        if isinstance(v, Optimizer) and v is not given and all(v is not f for f in found):
             found.append(v)
     return found

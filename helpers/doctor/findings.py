@@ -19,6 +19,7 @@ __all__ = [
     "copies_lines",
     "lr_falls_lines",
     "made_non_finite",
+    "warm_up_lines",
 ]
 
 
@@ -114,6 +115,16 @@ def lr_falls_lines(falls: list[LrFall]) -> tuple[list[str], str]:
         "the batch loop), or size it in batches (step_size, T_max, total_steps = epochs x batches)."
     )
     return lines, advice
+
+
+def warm_up_lines(falls: list[LrFall]) -> list[str]:
+    """Notes for schedules that rise then fall toward 0: a warm-up and a decay, counted in steps."""
+    return [
+        f"{a.scheduler} warms up, then the learning rate of param group {a.group} falls from {a.lr_now:g} "
+        f"to {a.lr_then:g} after {a.calls} more call(s) of train_step: a schedule sized in optimizer "
+        "steps (a warm-up then a decay), whose end is its total step count: not a finding"
+        for a in falls
+    ]
 
 
 def checkpoint_lines(f: Any, missing: list[str]) -> tuple[list[str], str] | None:

@@ -170,10 +170,12 @@ class LrFall:
     lr_then: float
     calls: int  # calls of train_step until lr is at most `fraction` of lr_now
     fraction: float = FALLS_TO
+    warm_up: bool = False  # the lr rose first (in diagnose's steps or ahead): a schedule sized in steps
 
     def __repr__(self) -> str:
         fall = f"{self.lr_now:g} -> {self.lr_then:g}"
-        return f"LrFall(group {self.group}, {self.scheduler}: {fall} in {self.calls} calls)"
+        after = ", after a warm-up" if self.warm_up else ""
+        return f"LrFall(group {self.group}, {self.scheduler}: {fall} in {self.calls} calls{after})"
 
 
 def lr_falls(
@@ -182,22 +184,30 @@ def lr_falls(
     step_lrs: Sequence[float],
     per_call: int,
     window: int = FALL_WINDOW,
+    first_lrs: Sequence[float] | None = None,
 ) -> list[LrFall]:
     """Param groups whose lr falls to at most FALLS_TO of the lr the step used within `window`
     scheduler steps, when train_step steps the schedulers itself (`per_call` >= 1 times a call).
 
     A schedule sized for a whole run of many batches falls that far only after thousands of
     steps; one meant per epoch and stepped per batch falls within a fraction of an epoch.
+    A fall that follows a rise (the lr rose from `first_lrs`, the lrs of diagnose's first step,
+    or rises ahead before it falls) is a warm-up then a decay, a schedule counted in optimizer
+    steps by design (Hugging Face's get_linear_schedule_with_warmup, OneCycleLR): `warm_up` is set.
     """
     if per_call < 1 or not schedulers or any(isinstance(s, ReduceLROnPlateau) for s in schedulers):
         return []
     name = type(schedulers[0]).__name__
     pending = {i: lr for i, lr in enumerate(step_lrs) if lr > 0.0}
+    first = list(first_lrs or [])
+    rose = {i: i < len(first) and first[i] < lr for i, lr in pending.items()}
     found: list[LrFall] = []
     for k, (_, lrs) in enumerate(lrs_ahead(optimizer, schedulers, window) if pending else (), start=1):
-        for i in [i for i in pending if i < len(lrs) and abs(lrs[i]) <= FALLS_TO * pending[i]]:
-            calls = max(1, -(-k // per_call))
-            found.append(LrFall(i, name, per_call, pending.pop(i), lrs[i], calls))
+        for i in [i for i in pending if i < len(lrs)]:
+            rose[i] = rose[i] or lrs[i] > pending[i]
+            if abs(lrs[i]) <= FALLS_TO * pending[i]:
+                calls = max(1, -(-k // per_call))
+                found.append(LrFall(i, name, per_call, pending.pop(i), lrs[i], calls, warm_up=rose[i]))
         if not pending:
             break
     return found

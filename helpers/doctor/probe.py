@@ -227,7 +227,7 @@ def run_probed_step(
     """
     probe = _Probe(model, optimizer, state)
     watch = NonFiniteWatch(model)
-    log = StepLog(model, optimizer, state)
+    log = StepLog(model, optimizer, state, train_step)
     probe.evidence.watch = watch
     if scaler is not None:
         probe.evidence.scale = scaler.get_scale()

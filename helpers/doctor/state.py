@@ -8,6 +8,12 @@ gradients found are held by weak reference only: when the step drops them (zero_
 .grad to None) their memory is freed as in plain training, and the copy becomes the gradient
 again. A parameter that changes outside optimizer.step() cannot be restored: a fingerprint
 check warns.
+
+Other optimizers the step uses (a GAN's second one) are restored too: their param groups, their
+state (Adam's moments), their schedulers and the parameters they move, also outside the model.
+Those train_step refers to are known from the start (`others`), so the .grad of their parameters
+outside the model is saved as the model's is; one found only when it steps (`keep_other`) has
+its groups, state and parameters saved then.
 """
 
 from __future__ import annotations
@@ -17,48 +23,21 @@ import random
 import sys
 import warnings
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import torch
 from torch import nn
 
 from helpers._stats import abs_max, host_floats, on_device
+from helpers.doctor.saved_optimizer import SavedOptimizer
+from helpers.doctor.saved_optimizer import save_tensor as _save
 from helpers.parameters import moved_elements
 
 __all__ = ["TrainingState"]
 
 GradScaler = torch.amp.GradScaler
 LRScheduler = torch.optim.lr_scheduler.LRScheduler
-
-
-def _save(t: torch.Tensor) -> torch.Tensor:
-    """A detached copy with t's layout: in host memory when t lives on an accelerator (pinned on
-    CUDA, so the copies back are fast), else beside t."""
-    t = t.detach()
-    if t.device.type == "cpu":
-        return t.clone()
-    pin = t.device.type == "cuda"
-    if t.is_non_overlapping_and_dense():
-        host = torch.empty_strided(t.size(), t.stride(), dtype=t.dtype, device="cpu", pin_memory=pin)
-    else:
-        host = torch.empty(t.size(), dtype=t.dtype, device="cpu", pin_memory=pin)
-    return host.copy_(t)
-
-
-def _clone(value: Any) -> Any:
-    return _save(value) if isinstance(value, torch.Tensor) else copy.deepcopy(value)
-
-
-def _copy_group(group: dict[str, Any]) -> dict[str, Any]:
-    """A param group's entries, copied: the params list shallowly (same tensors), the rest cloned."""
-
-    def one(k: str, v: Any) -> Any:
-        if k == "params":
-            return list(v)
-        return v.detach().clone() if isinstance(v, torch.Tensor) else copy.deepcopy(v)
-
-    return {k: one(k, v) for k, v in group.items()}
 
 
 def _fingerprint(t: torch.Tensor) -> torch.Tensor:
@@ -76,7 +55,7 @@ def _fingerprint(t: torch.Tensor) -> torch.Tensor:
 
 class TrainingState:
     """Parameters, their .grad, buffers, train/eval flags, optimizer state, RNG states, the
-    optimizer's learning-rate schedulers and the GradScalers of the step.
+    learning-rate schedulers and the GradScalers of the step, and other optimizers (`others`).
 
     Tensors are restored in place (`copy_`), so every tensor object the caller holds (a
     parameter, its `.grad`, an Adam moment, the scaler's scale) is the same object afterwards,
@@ -92,10 +71,15 @@ class TrainingState:
         optimizer: torch.optim.Optimizer,
         schedulers: Iterable[Any] = (),
         scalers: Iterable[GradScaler] = (),
+        others: Iterable[torch.optim.Optimizer] = (),
     ) -> None:
         self.model, self.optimizer = model, optimizer
-        params = list(model.parameters())
+        others = list(others)
+        self.optimizers = {id(o): SavedOptimizer(o) for o in (optimizer, *others)}
+        outside = (p for o in others for g in o.param_groups for p in g["params"])
+        params = _unique([*model.parameters(), *outside])  # the model's, then other optimizers'
         self.params = params
+        self.late: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # parameters first seen at a step
         self.flags = [(p, p.requires_grad) for p in params]
         self.kept: dict[int, torch.Tensor] = {}  # id(param) -> its value before diagnose changed it
         self.start_prints = torch.stack([_fingerprint(p) for p in params]) if params else None
@@ -113,8 +97,6 @@ class TrainingState:
         del grads, present
         self.buffers = [(b, _save(b)) for b in model.buffers()]
         self.training = [(m, m.training) for m in model.modules()]
-        self.groups = [(g, _copy_group(g)) for g in optimizer.param_groups]
-        self.state: dict[Any, tuple[dict, dict]] | None = None  # taken at the first optimizer step
         self.schedulers = [(s, copy.deepcopy(s.state_dict())) for s in schedulers]
         self.scalers = [(s, s.state_dict()) for s in scalers]
         self.cpu_rng = torch.get_rng_state()
@@ -134,11 +116,27 @@ class TrainingState:
         """Copy every parameter not copied yet and the optimizer state, once, before a step."""
         for p in self.params:
             self.keep(p)
-        if self.state is None:
-            self.state = {
-                p: (entry, {k: (v, _clone(v)) for k, v in entry.items()})
-                for p, entry in self.optimizer.state.items()
-            }
+        self.optimizers[id(self.optimizer)].keep_state()
+
+    @torch.no_grad()
+    def keep_other(
+        self, optimizer: torch.optim.Optimizer, schedulers: Callable[[], Iterable[Any]] = tuple
+    ) -> None:
+        """Before any optimizer's step: copy its state and the parameters it moves, once.
+
+        One not known from the start is saved here, with the schedulers `schedulers()` finds for
+        it; the .grad of its parameters outside the model has already changed and is not restored.
+        """
+        if id(optimizer) not in self.optimizers:
+            self.optimizers[id(optimizer)] = SavedOptimizer(optimizer)
+            self.schedulers += [(s, copy.deepcopy(s.state_dict())) for s in schedulers()]
+        self.optimizers[id(optimizer)].keep_state()
+        tracked = {id(p) for p in self.params}
+        for p in (p for g in optimizer.param_groups for p in g["params"]):
+            if id(p) in tracked:
+                self.keep(p)
+            elif id(p) not in self.late:
+                self.late[id(p)] = (p, _save(p))
 
     def non_finite_names(self) -> list[str]:
         """Names of the model's parameters that held NaN or Inf when the state was taken (from the
@@ -176,21 +174,11 @@ class TrainingState:
             b.copy_(value)
         for m, training in self.training:
             m.training = training
-        self.optimizer.param_groups[:] = [g for g, _ in self.groups]
-        for g, saved in self.groups:
-            g.clear()
-            g.update(_copy_group(saved))
-        if self.state is not None:
-            self.optimizer.state.clear()
-            for p, (entry, saved_entry) in self.state.items():
-                entry.clear()
-                for k, (original, value) in saved_entry.items():
-                    if isinstance(original, torch.Tensor):
-                        original.copy_(value)
-                        entry[k] = original
-                    else:
-                        entry[k] = copy.deepcopy(value)
-                self.optimizer.state[p] = entry
+        for p, value in self.late.values():
+            p.copy_(value)
+        self.late.clear()
+        for saved in self.optimizers.values():
+            saved.restore()
         self._restore_schedulers()
         torch.set_rng_state(self.cpu_rng)
         if self.cuda_rng is not None:
@@ -227,5 +215,12 @@ class TrainingState:
     def __repr__(self) -> str:
         return (
             f"TrainingState({len(self.params)} parameters, {len(self.buffers)} buffers, "
-            f"{len(self.schedulers)} schedulers, {len(self.scalers)} scalers)"
+            f"{len(self.optimizers)} optimizers, {len(self.schedulers)} schedulers, "
+            f"{len(self.scalers)} scalers)"
         )
+
+
+def _unique(tensors: Iterable[torch.Tensor]) -> list[torch.Tensor]:
+    """Each tensor once, in order (a parameter may sit in the model and in another optimizer)."""
+    seen: set[int] = set()
+    return [t for t in tensors if not (id(t) in seen or seen.add(id(t)))]

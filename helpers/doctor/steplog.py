@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,7 @@ import torch
 from torch import nn
 from torch.nn.modules.module import register_module_forward_pre_hook
 
+from helpers.doctor.discover import find_schedulers
 from helpers.doctor.state import TrainingState
 
 __all__ = ["OptimizerStep", "StepLog"]
@@ -42,6 +44,7 @@ class StepLog:
     model: nn.Module
     optimizer: torch.optim.Optimizer
     state: TrainingState
+    train_step: Callable[[], Any] = tuple  # where another optimizer's schedulers are looked for
     steps: list[OptimizerStep] = field(default_factory=list)
     checkpointed: dict[str, str] = field(default_factory=dict)  # module -> where the checkpoint was called
     _handles: list[Any] = field(default_factory=list)
@@ -64,9 +67,12 @@ class StepLog:
 
     def _on_step(self, optimizer: torch.optim.Optimizer, args: tuple, kwargs: dict) -> None:
         params = [p for g in optimizer.param_groups for p in g["params"]]
-        for p in params:
-            if id(p) in self._names:
-                self.state.keep(p)  # another optimizer may move the model's parameters first
+        if optimizer is self.optimizer:
+            for p in params:
+                if id(p) in self._names:
+                    self.state.keep(p)
+        else:  # another optimizer may move the model's parameters first, and has its own state
+            self.state.keep_other(optimizer, lambda: find_schedulers(optimizer, self.train_step))
         named = tuple((self._names.get(id(p), "<outside the model>"), tuple(p.shape)) for p in params)
         self.steps.append(OptimizerStep(type(optimizer).__name__, optimizer is self.optimizer, named))
 

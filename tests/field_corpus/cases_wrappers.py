@@ -1,4 +1,4 @@
-"""Models behind wrappers: DistributedDataParallel (one process, gloo, on the CPU)."""
+"""Models behind wrappers: DistributedDataParallel (one process, gloo, on the CPU) and torch.compile."""
 
 from __future__ import annotations
 
@@ -52,6 +52,36 @@ def ddp_unused_parameters() -> Setup:
     return Setup(step, model, optimizer, cleanup=cleanup)
 
 
+class _ReluTwice(nn.Module):
+    """pytorch/pytorch#148835: relu, then relu_ on its result, in a model that is compiled."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.linear = nn.Linear(4, 10)
+        self.head = nn.Linear(10, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = nn.functional.relu(self.linear(x))
+        x = nn.functional.relu_(x)  # writes the output relu saved for its backward
+        return self.head(x)
+
+
+def compiled_relu_inplace() -> Setup:
+    model = torch.compile(_ReluTwice())  # diagnose runs it eagerly (set_stance "force_eager")
+    x, y = regression()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return Setup(step, model, optimizer)
+
+
 CASES = (
     Case(
         "ddp_unused_parameters",
@@ -60,5 +90,13 @@ CASES = (
         Stage.GRAD_MISSING,
         ("module.aux_head.weight", "whether their module is used at all"),
         ddp_unused_parameters,
+    ),
+    Case(
+        "compiled_relu_then_relu_",
+        "https://github.com/pytorch/pytorch/issues/148835",
+        "relu saves its result for backward; relu_() on that result mutates the saved tensor (eager fails)",
+        Stage.BACKWARD_FAILED,
+        ("output 0 of Relu", "in-place change", "force_eager"),
+        compiled_relu_inplace,
     ),
 )
