@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,22 @@ from helpers.status import Stage
 from helpers.thresholds import EXPLODING, VANISHING
 
 __all__ = ["ADVICE", "Diagnosis", "diagnose"]
+
+
+WIDTH = 100  # characters a line of the plain-text report holds
+
+
+def _fill(text: str, first: str, rest: str) -> str:
+    """One item of the plain-text report, wrapped between words (a notebook column breaks long lines
+    anywhere, mid-word); names with dots and brackets stay whole."""
+    return textwrap.fill(
+        text,
+        WIDTH,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 @dataclass
@@ -56,11 +73,11 @@ class Diagnosis:
         return f"{type(self.error).__name__}: {self.error}" if self.error is not None else ""
 
     def __repr__(self) -> str:
-        lines = [self._headline(), "evidence:"]
-        lines += [f"  - {e}" for e in self.evidence]
-        lines += ["advice:", f"  {self.advice}"]
+        lines = [_fill(self._headline(), "", "  "), "evidence:"]
+        lines += [_fill(e, "  - ", "    ") for e in self.evidence]
+        lines += ["advice:", _fill(self.advice, "  ", "  ")]
         if self.error is not None:
-            lines += ["error (the original, kept as .error):", f"  {self._error_text()}"]
+            lines += ["error (the original, kept as .error):", _fill(self._error_text(), "  ", "  ")]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
