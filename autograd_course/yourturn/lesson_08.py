@@ -8,29 +8,36 @@ from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
-# Pairs (2, 6) and (6, 2) compare a point with its duplicate: positions 1 and 3 of left_b / right_b.
-NAN_PAIRS = [1, 3]
+
+def _zero_distance_pairs(points_b: Any, left_b: Any, right_b: Any) -> list[int]:
+    """Positions in left_b / right_b of the pairs of two equal rows: distance 0, where sqrt's slope is inf."""
+    import torch
+
+    return [
+        i
+        for i, (a, b) in enumerate(zip(left_b.tolist(), right_b.tolist()))
+        if torch.equal(points_b[a], points_b[b])
+    ]
 
 
-def _check_nan_pairs(nan_pairs: Any) -> tuple:
+def _check_nan_pairs(nan_pairs: Any, points_b: Any, left_b: Any, right_b: Any) -> tuple:
     values = nan_pairs.tolist() if hasattr(nan_pairs, "tolist") else nan_pairs
     if not isinstance(values, (list, tuple)) or not all(
         isinstance(v, int) and not isinstance(v, bool) for v in values
     ):
         return incorrect(f"expected a list of pair indices (ints) such as [0, 5], got {nan_pairs!r}")
-    found = sorted(values)
-    if found == NAN_PAIRS:
+    found, right = sorted(values), _zero_distance_pairs(points_b, left_b, right_b)
+    rows = sorted({r for i in right for r in (left_b[i].item(), right_b[i].item())})
+    if found == right:
         return correct(
-            "pairs 1 and 3: the duplicated row compared with itself, distance 0, "
+            f"pairs {right}: each compares two equal rows of points_b ({rows}), distance 0, "
             "where sqrt's derivative is inf."
         )
-    if found == [2, 6]:
-        return incorrect(
-            "2 and 6 are the rows that are equal; the task asks for positions in left_b / right_b"
-        )
+    if found == rows:
+        return incorrect(f"{rows} are rows of points_b; the task asks for positions in left_b / right_b")
     if not found:
         return incorrect("the batch gradient is NaN, so at least one pair's own gradient is non-finite")
-    if set(found) < set(NAN_PAIRS):
+    if set(found) < set(right):
         return incorrect(f"{found} is non-finite, but not the only one: check every pair's gradient")
     return incorrect(
         f"{found} is not it: compute vmap(grad(pair_loss), in_dims=(None, 0, 0, 0)) on points_b[left_b], "
@@ -70,6 +77,7 @@ ACTIVITIES = (
         task="Find the pairs of a new batch whose own gradient is non-finite, with per-sample gradients.",
         names=("nan_pairs",),
         check=_check_nan_pairs,
+        context=("points_b", "left_b", "right_b"),
         hints=(
             "vmap(grad(pair_loss), in_dims=(None, 0, 0, 0))(params, points_b[left_b], points_b[right_b], "
             "torch.ones(8)) gives one gradient per pair.",
