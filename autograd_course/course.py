@@ -104,7 +104,8 @@ COURSE_MAP: tuple[Lesson, ...] = (
     Lesson(
         "16",
         "Bugs from the field: the training loop",
-        "loss logging that keeps graphs, GradScaler skips and clipping",
+        "loss logging that keeps graphs, GradScaler skips and clipping, pure float16 with Adam,"
+        " schedules stepped per batch, optimizer.step() as an in-place write",
     ),
     Lesson(
         "17",

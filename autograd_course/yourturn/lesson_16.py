@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograd_course.yourturn.answers import number_of
+from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -77,6 +78,63 @@ def _check_moved(moved: Any) -> tuple:
     )
 
 
+def _gan_orders() -> dict:
+    """Four orders of a GAN step's backward and step calls, each a function of a fresh GAN's parts."""
+
+    def a(losses, opt_g, opt_d):
+        losses["d"].backward()
+        opt_d.step()
+        losses["g"].backward()
+        opt_g.step()
+
+    def b(losses, opt_g, opt_d):
+        losses["d"].backward()
+        losses["g"].backward()
+        opt_d.step()
+        opt_g.step()
+
+    def c(losses, opt_g, opt_d):
+        losses["g"].backward()
+        opt_g.step()
+        losses["d"].backward()
+        opt_d.step()
+
+    def d(losses, opt_g, opt_d):
+        losses["g"].backward(retain_graph=True)
+        opt_g.step()
+        losses["d_through_g"].backward()
+
+    return {"a": a, "b": b, "c": c, "d": d}
+
+
+def _raising_orders() -> set[str]:
+    """The orders whose backward raises for a tensor changed in place, each run on a fresh GAN."""
+    import torch
+    from torch import nn
+
+    raising = set()
+    for letter, order in _gan_orders().items():
+        torch.manual_seed(0)
+        g = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 15))
+        d = nn.Sequential(nn.Linear(15, 16), nn.ReLU(), nn.Linear(16, 1), nn.Sigmoid())
+        opt_g, opt_d = torch.optim.Adam(g.parameters(), lr=1e-3), torch.optim.Adam(d.parameters(), lr=1e-3)
+        real, fake = torch.sin(torch.linspace(-1, 1, 15)).expand(8, 15), g(torch.randn(8, 5))
+        losses = {
+            "d": -(torch.log(d(real)) + torch.log(1 - d(fake.detach()))).mean(),
+            "g": torch.log(1 - d(fake)).mean(),
+            "d_through_g": -(torch.log(d(real)) + torch.log(1 - d(fake))).mean(),
+        }
+        try:
+            order(losses, opt_g, opt_d)
+        except RuntimeError as error:
+            if "inplace operation" in str(error):
+                raising.add(letter)
+    return raising
+
+
+_check_raising_orders = which_ones(_raising_orders, "abcd", "raise for a tensor changed in place")
+
+
 ACTIVITIES = (
     Activity(
         id="16.1",
@@ -102,6 +160,19 @@ ACTIVITIES = (
             "Follow the norm: what is it after scale(loss).backward(), after the clip, after step?",
             "scaler.step unscales (divides by 2¹⁶) before the SGD update, since unscale_ was not called.",
         ),
-        solution="moved = 1.0 / 2**16",
+        solution="moved = 1.52587890625e-05  # 1 / 2**16",
+    ),
+    Activity(
+        id="16.3",
+        task="Predict which of four orders of a GAN step's backward and step calls raise (in-place write).",
+        names=("raises",),
+        check=_check_raising_orders,
+        hints=(
+            "A step writes its network's parameters in place; a backward raises only when its record saved"
+            " some of them before that step.",
+            "g_loss's record goes through D and G; d_loss's (on fake.detach()) through D alone;"
+            " d_loss_through_g's through both.",
+        ),
+        solution='raises = {"a", "d"}',
     ),
 )

@@ -29,3 +29,13 @@ TABLE["16.2"] = {
         "print(p.grad.norm())",
     ],
 }
+
+TABLE["16.3"] = {
+    "right": ['raises = {"d", "a"}', 'raises = ["a", "d"]', 'raises = "ad"'],
+    "wrong": [
+        'raises = {"a"}',  # opt_g.step() writes G's weights, which d_loss_through_g saved
+        'raises = {"a", "c", "d"}',  # d_loss on fake.detach() never reaches G
+        'raises = {"a", "b", "d"}',  # both backward calls before either step: nothing was written yet
+    ],
+    "with_extra_lines": ['raises = {"a", "d"}\nprint(sorted(raises))'],
+}
