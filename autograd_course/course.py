@@ -81,7 +81,11 @@ COURSE_MAP: tuple[Lesson, ...] = (
         "NaN and Inf",
         "where NaN and Inf come from, the first non-finite stage, masking, zero gradients (round, .long())",
     ),
-    Lesson("08", "NaN born in backward", "NaN gradients, per-sample gradients (torch.func), anomaly mode"),
+    Lesson(
+        "08",
+        "NaN born in backward",
+        "NaN gradients, per-sample gradients (torch.func: buffers, BatchNorm, dropout), anomaly mode",
+    ),
     Lesson("09", "Gradient hooks", "tensor and parameter hooks, conditional hooks, watch_gradients"),
     Lesson("10", "Clipping and norms", "clip_grad_norm_, grad_norm, explosions before the loss shows"),
     Lesson(
