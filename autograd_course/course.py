@@ -103,7 +103,8 @@ COURSE_MAP: tuple[Lesson, ...] = (
     Lesson(
         "15",
         "Bugs from the field: layers",
-        "BatchNorm under no_grad, softmax + CE, a custom autograd.Function, in place on views",
+        "BatchNorm under no_grad, softmax + CE, a custom autograd.Function (twice differentiable),"
+        " in place on views",
     ),
     Lesson(
         "16",
