@@ -94,7 +94,11 @@ COURSE_MAP: tuple[Lesson, ...] = (
         "non-scalar backward, autograd.grad, finite differences, forward mode, gradcheck",
     ),
     Lesson("12", "A debugging harness", "one batch, one step: the checklist on a real model"),
-    Lesson("13", "The autograd doctor", "diagnose() and watch_non_finite() on every bug"),
+    Lesson(
+        "13",
+        "The autograd doctor",
+        "diagnose() and watch_non_finite() on every bug; runs that differ without a bug",
+    ),
     Lesson(
         "14",
         "Bugs from the field: registration",
