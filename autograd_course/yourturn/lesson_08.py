@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -71,6 +72,37 @@ def _check_anomaly_node(anomaly_node: Any) -> tuple:
     )
 
 
+def _losses_083() -> dict:
+    """Five per-sample losses of (w, xi), each with the vmap options it runs under."""
+    import torch
+
+    return {
+        "a": (lambda w, xi: (w * xi + 0.1 * torch.randn(4)).sum(), {}),
+        "b": (lambda w, xi: (w * xi + 0.1 * torch.randn(4)).sum(), {"randomness": "same"}),
+        "c": (lambda w, xi: (w * xi).sum().clamp(min=0), {}),
+        "d": (lambda w, xi: (w * xi).sum() * float(xi.norm() > 1), {}),
+        "e": (lambda w, xi: torch.where(xi.norm() > 1, (w * xi).sum(), 0.0), {}),
+    }
+
+
+def _refused_losses() -> set[str]:
+    """The losses whose vmap(grad(...)) over six samples raises, found by running each one."""
+    import torch
+    from torch.func import grad, vmap
+
+    xs, w = torch.randn(6, 4, generator=torch.Generator().manual_seed(0)), torch.ones(4)
+    refused = set()
+    for letter, (loss, options) in _losses_083().items():
+        try:
+            vmap(grad(loss), in_dims=(None, 0), **options)(w, xs)
+        except RuntimeError:
+            refused.add(letter)
+    return refused
+
+
+_check_refused = which_ones(_refused_losses, "abcde", "make vmap(grad(loss)) raise")
+
+
 ACTIVITIES = (
     Activity(
         id="08.1",
@@ -100,5 +132,17 @@ ACTIVITIES = (
             "SqrtBackward0 then multiplies that 0 by 1 / (2 sqrt(0)) = inf.",
         ),
         solution='anomaly_node = "SqrtBackward0"',
+    ),
+    Activity(
+        id="08.3",
+        task="Predict which of five per-sample losses vmap(grad(...)) refuses to run.",
+        names=("refused",),
+        check=_check_refused,
+        hints=(
+            "vmap runs the function once for a whole batch: it cannot hand Python one number per sample.",
+            "Random numbers need randomness='same' or 'different'; float(t), .item() and an if on a tensor"
+            " ask for one Python number. clamp and torch.where are tensor operations.",
+        ),
+        solution='refused = {"a", "d"}',
     ),
 )

@@ -42,3 +42,17 @@ TABLE["08.1"] = {
         "print(nan_pairs, points_b[left_b[nan_pairs]])",
     ],
 }
+
+TABLE["08.3"] = {
+    "right": ['refused = {"d", "a"}', 'refused = ["a", "d"]', 'refused = "ad"'],
+    "wrong": [
+        'refused = {"a"}',  # float() of a tensor asks for one Python number per sample
+        'refused = {"a", "b", "d"}',  # randomness="same" allows the noise
+        'refused = {"a", "d", "e"}',  # torch.where is a tensor operation
+    ],
+    "with_extra_lines": [
+        'refused = {"a", "d"}\n'
+        "clamped = vmap(grad(lambda w, xi: (w * xi).sum().clamp(min=0)), in_dims=(None, 0))\n"
+        "print(clamped(torch.ones(4, device=device), xs).shape)",
+    ],
+}
