@@ -44,7 +44,7 @@ def _check_predicted_sqrt_grad(predicted_sqrt_grad: Any) -> tuple:
 
 
 ROOTS_072 = {  # four ways to write sqrt of the positive part
-    "a": lambda torch, v: torch.sqrt(torch.clamp(v, min=0)),
+    "a": lambda torch, v: torch.sqrt(v * (v > 0)),
     "b": lambda torch, v: torch.sqrt(v.abs()) * (v > 0),
     "c": lambda torch, v: torch.sqrt(v.clamp(min=1e-12)),
     "d": lambda torch, v: torch.sqrt(torch.where(v > 0, v, 0.0)),
@@ -87,9 +87,9 @@ ACTIVITIES = (
         hints=(
             "Follow the gradient backward from sqrt at v = 0: sqrt's derivative there is infinite. Is it"
             " multiplied by a zero (0 × inf = NaN), or is an entry picked away before sqrt saw a 0?",
-            "clamp(min=0) passes the gradient at v = 0 itself (the bound is included); a mask multiplied"
-            " after sqrt is the single-where trap again.",
-            "A selection (where, or clamp outside its bound) sends a zero gradient; a product with a"
+            "A 0/1 mask multiplied before sqrt still feeds sqrt a 0 (and -0): its infinite slope times the"
+            " mask's 0 is NaN. A mask multiplied after sqrt is the single-where trap again.",
+            "A selection (where) sends a zero gradient, whatever the other branch computed; a product with a"
             " 0 mask turns the infinite slope into NaN.",
         ),
         solution='finite_grad = {"c", "d"}',

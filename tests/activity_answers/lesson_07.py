@@ -19,7 +19,7 @@ TABLE["07.1"]["with_extra_lines"] = ['predicted_sqrt_grad = [float("inf"), 0.25]
 TABLE["07.2"] = {
     "right": ['finite_grad = {"d", "c"}', 'finite_grad = ["c", "d"]', 'finite_grad = "cd"'],
     "wrong": [
-        'finite_grad = {"a", "c", "d"}',  # clamp's bound is included: the infinite slope passes at 0
+        'finite_grad = {"a", "c", "d"}',  # a mask multiplied before sqrt: 0 × inf at v = 0
         'finite_grad = {"c"}',  # misses d: where before sqrt selects, its backward never multiplies
         'finite_grad = {"b", "c", "d"}',  # the mask after sqrt multiplies 0 by inf
     ],
