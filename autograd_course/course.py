@@ -81,7 +81,11 @@ COURSE_MAP: tuple[Lesson, ...] = (
         "NaN and Inf",
         "where NaN and Inf come from, the first non-finite stage, masking, zero gradients (round, .long())",
     ),
-    Lesson("08", "NaN born in backward", "NaN gradients, per-sample gradients (torch.func), anomaly mode"),
+    Lesson(
+        "08",
+        "NaN born in backward",
+        "NaN gradients, per-sample gradients (torch.func: buffers, BatchNorm, dropout), anomaly mode",
+    ),
     Lesson("09", "Gradient hooks", "tensor and parameter hooks, conditional hooks, watch_gradients"),
     Lesson("10", "Clipping and norms", "clip_grad_norm_, grad_norm, explosions before the loss shows"),
     Lesson(
@@ -90,7 +94,11 @@ COURSE_MAP: tuple[Lesson, ...] = (
         "non-scalar backward, autograd.grad, finite differences, forward mode, gradcheck",
     ),
     Lesson("12", "A debugging harness", "one batch, one step: the checklist on a real model"),
-    Lesson("13", "The autograd doctor", "diagnose() and watch_non_finite() on every bug"),
+    Lesson(
+        "13",
+        "The autograd doctor",
+        "diagnose() and watch_non_finite() on every bug; runs that differ without a bug",
+    ),
     Lesson(
         "14",
         "Bugs from the field: registration",
@@ -99,12 +107,14 @@ COURSE_MAP: tuple[Lesson, ...] = (
     Lesson(
         "15",
         "Bugs from the field: layers",
-        "BatchNorm under no_grad, softmax + CE, a custom autograd.Function, in place on views",
+        "BatchNorm under no_grad, softmax + CE, a custom autograd.Function (twice differentiable),"
+        " in place on views",
     ),
     Lesson(
         "16",
         "Bugs from the field: the training loop",
-        "loss logging that keeps graphs, GradScaler skips and clipping",
+        "loss logging that keeps graphs, GradScaler skips and clipping, pure float16 with Adam,"
+        " schedules stepped per batch, optimizer.step() as an in-place write",
     ),
     Lesson(
         "17",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from autograd_course.yourturn.answers import graph_leaves
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -28,42 +27,51 @@ def _check_recorded(still_recorded: Any) -> tuple:
     return incorrect(f"you chose {sorted(given)}: " + "; ".join(parts))
 
 
-def _check_fixed_loss(fixed_loss: Any, model: Any) -> tuple:
+def _reached_by_backward(model: Any, inputs: Any, labels: Any) -> set[str]:
+    """Names that hold a gradient after the colleague's attempt, run on a copy of the lesson model."""
+    import copy
+
     import torch
 
-    if not isinstance(fixed_loss, torch.Tensor) or fixed_loss.dim() != 0:
-        return incorrect(f"expected a scalar loss tensor, got {type(fixed_loss).__name__}")
-    if fixed_loss.grad_fn is None:
-        return incorrect("fixed_loss has no grad_fn: it is not recorded at all")
-    reached = {id(leaf) for leaf in graph_leaves(fixed_loss)}
-    names = {id(p): n for n, p in model.named_parameters()}
-    others = len(reached - set(names))
-    if others:
-        return incorrect(
-            f"the record reaches {others} tensor(s) that are not the lesson model's parameters: "
-            "compute the loss with model['encoder'] and model['classifier'], not a new model"
+    model = copy.deepcopy(model)
+    model.zero_grad(set_to_none=True)
+    with torch.no_grad():
+        features = model["encoder"](inputs)
+    features.requires_grad_()
+    ((model["classifier"](features) - labels) ** 2).mean().backward()
+    named = {"features": features, **dict(model.named_parameters())}
+    return {name for name, t in named.items() if t.grad is not None}
+
+
+def _check_gets_grad(gets_grad: Any, model: Any, inputs: Any, labels: Any) -> tuple:
+    names = {"features", *(n for n, _ in model.named_parameters())}
+    if not isinstance(gets_grad, (set, list, tuple)) or not all(isinstance(n, str) for n in gets_grad):
+        return incorrect(f"expected a set of names such as {{'features'}}, got {gets_grad!r}")
+    unknown = sorted(set(gets_grad) - names)
+    if unknown:
+        return incorrect(f"{unknown} are not among the names {sorted(names)}")
+    given, right = set(gets_grad), _reached_by_backward(model, inputs, labels)
+    if given == right:
+        return correct(
+            "requires_grad_() makes features a new leaf: backward stops there; the encoder is still cut off."
         )
-    missed = sorted(n for i, n in names.items() if i not in reached)
-    if missed:
-        return incorrect(f"the record does not reach {', '.join(missed)}: the cut is still there")
-    return correct("the record reaches all four parameters: encoder and classifier both get gradients.")
+    wrong = [f"{n} gets no gradient" for n in sorted(given - right)]
+    missed = [f"{n} gets one" for n in sorted(right - given)]
+    return incorrect(f"you chose {sorted(given)}: " + "; ".join(wrong + missed))
 
 
 ACTIVITIES = (
     Activity(
         id="01.1",
-        task="Find the cut in a colleague's step so the encoder trains; write the loss as fixed_loss.",
-        names=("fixed_loss",),
-        check=_check_fixed_loss,
-        context=("model",),
+        task="Predict which tensors get a gradient when features made under no_grad get requires_grad_().",
+        names=("gets_grad",),
+        check=_check_gets_grad,
+        context=("model", "inputs", "labels"),
         hints=(
-            "Look for a graph boundary between the encoder and the loss: what does the with block record?",
-            "no_grad records nothing: call the encoder outside it, features = model['encoder'](inputs).",
+            "Under no_grad the encoder's output is recorded nowhere: what kind of tensor is features?",
+            "requires_grad_() on a tensor with no history makes it a leaf; backward stops at leaves.",
         ),
-        solution=(
-            'features = model["encoder"](inputs)\n'
-            'fixed_loss = ((model["classifier"](features) - labels) ** 2).mean()'
-        ),
+        solution='gets_grad = {"features", "classifier.weight", "classifier.bias"}',
     ),
     Activity(
         id="01.2",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograd_course.yourturn.answers import number_of
+from autograd_course.yourturn.choice import one_reason
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -51,40 +52,17 @@ def _full_batch_grad(model: Any, inputs: Any, targets: Any) -> Any:
     return probe.weight.grad
 
 
-def _check_fixed_step(fixed_step: Any) -> tuple:
-    import torch
-
-    if not callable(fixed_step):
-        return incorrect(f"expected fixed_step to be a function, got {type(fixed_step).__name__}")
-    torch.manual_seed(0)
-    model = torch.nn.Linear(3, 1)
-    optimizer = _Recorder(model.parameters())  # zeroing before backward or after step: both are right
-    inputs, targets = torch.randn(8, 3), torch.randn(8, 1)
-    true_grad = _full_batch_grad(model, inputs, targets)
-    fixed_step(model, optimizer, inputs, targets)
-    fixed_step(model, optimizer, inputs, targets)
-    if len(optimizer.applied) != 2:
-        return incorrect(
-            f"two calls of fixed_step called optimizer.step() {len(optimizer.applied)} times, expected 2"
-        )
-    (first, *_), (second, *_) = optimizer.applied
-    if first is None or second is None or not first.any():
-        return incorrect(
-            "optimizer.step() saw no gradient: backward() must come before step(), zero_grad() not in between"
-        )
-    if torch.allclose(second, 2 * first):
-        return incorrect(
-            "the second step applied twice the first step's gradient: the old gradient was carried over"
-        )
-    if not torch.allclose(second, first):
-        return incorrect(
-            f"two identical steps applied different gradients ({first.norm():.3g} and {second.norm():.3g})"
-        )
-    if not torch.allclose(first, true_grad, atol=1e-6):
-        return incorrect(
-            "step() applied a gradient that is not the loss's: let loss.backward() compute it, then step()"
-        )
-    return correct("every step applies only its own gradient: two identical steps apply identical gradients.")
+_check_reset_each_chunk = one_reason(
+    "b",
+    {
+        "a": "that is what the loop meant; but zero_grad runs before every chunk's backward, so the first"
+        " three chunks' gradients are erased before step() reads .grad",
+        "b": "zero_grad before each chunk erases the three before it; step() sees only the last chunk's"
+        " gradient, scaled by the 1/4 meant for a sum of four",
+        "c": "a sum needs .grad to accumulate across the four backward calls; zero_grad runs before each one",
+        "d": "zero_grad runs before the last backward, not between it and step(): .grad holds the last chunk",
+    },
+)
 
 
 def _check_micro_batches(fixed_micro_step: Any) -> tuple:
@@ -138,21 +116,14 @@ ACTIVITIES = (
     ),
     Activity(
         id="02.2",
-        task="Fix the training step so no gradient carries over to the next step.",
-        names=("fixed_step",),
-        check=_check_fixed_step,
+        task="Predict which gradient step() uses when zero_grad runs inside a micro-batch loop.",
+        names=("step_sees",),
+        check=_check_reset_each_chunk,
         hints=(
-            "Which line of a training loop resets .grad?",
-            "Call optimizer.zero_grad() before loss.backward().",
+            "Follow .grad through the four iterations: what does zero_grad leave, what does backward add?",
+            "At i = 3, what ran between the last zero_grad and step()?",
         ),
-        solution=(
-            "def fixed_step(model, optimizer, inputs, targets):\n"
-            "    optimizer.zero_grad()\n"
-            "    loss = ((model(inputs) - targets) ** 2).mean()\n"
-            "    loss.backward()\n"
-            "    optimizer.step()\n"
-            "    return loss"
-        ),
+        solution='step_sees = "b"',
     ),
     Activity(
         id="02.3",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from autograd_course.yourturn.engine import Activity, correct, incorrect
-from helpers.graph import backward_nodes
 
 __all__ = ["ACTIVITIES"]
 
@@ -56,33 +55,39 @@ def _check_raising(raising: Any) -> tuple:
     )
 
 
-def _graph_size(t: Any) -> int:
-    """How many backward nodes a tensor's record holds."""
-    return sum(1 for _ in backward_nodes(t.grad_fn))
-
-
-def _check_step_state(step_state: Any) -> tuple:
+def _sizes_every_other(recur: Any, sequence: Any, wanted: Any) -> list[int]:
+    """Operations in each of five losses when the state is detached at even steps only."""
     import torch
 
-    if not callable(step_state):
-        return incorrect(f"expected step_state to be a function, got {type(step_state).__name__}")
-    state, sizes = torch.zeros(4), []
-    for t in range(4):
-        state = step_state(state, t)
-        if not isinstance(state, torch.Tensor) or state.grad_fn is None:
-            return incorrect(f"step {t} returned a state with no record; the cell's weights must still train")
-        sizes.append(_graph_size(state))
-    if len(set(sizes)) != 1:
-        return incorrect(f"the state's graph grows step after step ({sizes} nodes): it still reaches back")
-    with torch.no_grad():  # the value must carry: two different incoming states give two different outputs
-        a, b = step_state(torch.zeros(4), 0), step_state(torch.ones(4), 0)
-    if torch.equal(a, b):
+    from helpers import autograd_graph
+
+    state, sizes = torch.zeros(4, device=sequence.device), []
+    for t in range(5):
+        if t % 2 == 0:
+            state = state.detach()
+        state = recur(state, sequence[t])
+        sizes.append(len(autograd_graph(((state - wanted[t]) ** 2).mean()).ops))
+    return sizes
+
+
+def _check_sizes(predicted_sizes: Any, recur: Any, sequence: Any, wanted: Any) -> tuple:
+    if not isinstance(predicted_sizes, (list, tuple)) or not all(
+        isinstance(n, int) and not isinstance(n, bool) for n in predicted_sizes
+    ):
         return incorrect(
-            "the output does not depend on the incoming state: the history is cut, but the value is lost too"
-            " (truncated BPTT drops the history, never the state)"
+            f"expected a list of five whole numbers such as [11, 11, 11, 11, 11], got {predicted_sizes!r}"
         )
-    return correct(
-        f"every step's graph has the same {sizes[0]} nodes: the history is cut, the value carried."
+    given, right = list(predicted_sizes), _sizes_every_other(recur, sequence, wanted)
+    if given == right:
+        return correct(
+            f"{right}: a detach every other step lets each loss reach back one step at most, so backward"
+            " walks at most two steps: truncated backpropagation through time with a window of 2."
+        )
+    if len(given) != len(right):
+        return incorrect(f"expected five numbers, one per loss; got {len(given)}")
+    return incorrect(
+        f"you gave {given}; one step adds the same operations each time (see the growing list above), and a"
+        " detach() starts a loss's record afresh"
     )
 
 
@@ -125,14 +130,16 @@ ACTIVITIES = (
     ),
     Activity(
         id="03.2",
-        task="Write step_state(state, t): each iteration's graph starts fresh, the state's value carries.",
-        names=("step_state",),
-        check=_check_step_state,
+        task="Predict the graph sizes of five losses when the state is detached every other step.",
+        names=("predicted_sizes",),
+        check=_check_sizes,
+        context=("recur", "sequence", "wanted"),
         hints=(
-            "The previous state links this iteration's graph to the last one.",
-            "Cut the history, keep the value: recur(state.detach(), sequence[t]).",
+            "Read the two lists above: the first loss has 11 operations, and each carried step adds 9.",
+            "At t = 0, 2, 4 the state is detached before the step: those losses see one step. At t = 1, 3 the"
+            " loss reaches back to the last detach: two steps.",
         ),
-        solution="def step_state(state, t):\n    return recur(state.detach(), sequence[t])",
+        solution="predicted_sizes = [11, 20, 11, 20, 11]",
     ),
     Activity(
         id="03.3",

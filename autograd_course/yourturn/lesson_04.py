@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from autograd_course.yourturn.answers import graph_leaves, overwritten_saved_value, whole_number_of
+from autograd_course.yourturn.answers import whole_number_of
+from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -23,23 +24,30 @@ def _check_version(predicted_version: Any) -> tuple:
     return incorrect(f"you gave {version}; count the in-place writes to y's memory")
 
 
-def _check_fixed_out(fixed_out: Any) -> tuple:
+SNIPPETS_042 = {  # each builds an output from x, then changes it in place
+    "a": lambda torch, x: (x * 3).add_(1),
+    "b": lambda torch, x: torch.exp(x).mul_(2),
+    "c": lambda torch, x: (x**2).add_(1),
+    "d": lambda torch, x: torch.tanh(x).add_(0),
+    "e": lambda torch, x: torch.relu(x).mul_(2),
+}
+
+
+def _breaking_snippets() -> set[str]:
+    """The snippets whose `.sum().backward()` raises, found by running each one."""
     import torch
 
-    if not isinstance(fixed_out, torch.Tensor):
-        return incorrect(f"expected fixed_out to be a tensor, got {type(fixed_out).__name__}")
-    expected = 2 * torch.sigmoid(3 * torch.tensor([0.5, -1.0]))
-    if fixed_out.shape != expected.shape or not torch.allclose(fixed_out.detach().cpu(), expected):
-        return incorrect(
-            f"fixed_out holds {fixed_out.tolist()}, expected 2 * sigmoid(3x) = {expected.tolist()}"
-        )
-    leaves = graph_leaves(fixed_out)
-    if not leaves:
-        return incorrect("fixed_out is not recorded: backward would not reach x")
-    overwritten = overwritten_saved_value(fixed_out)  # reads the record; runs no backward on yours
-    if overwritten is not None:
-        return incorrect(f"backward would raise: {overwritten[:120]}")
-    return correct("the doubling makes a new tensor; sigmoid's saved output is untouched, so backward runs.")
+    broken = set()
+    for letter, snippet in SNIPPETS_042.items():
+        x = torch.tensor([0.5, -1.0], requires_grad=True)
+        try:
+            snippet(torch, x).sum().backward()
+        except RuntimeError:
+            broken.add(letter)
+    return broken
+
+
+_check_breaks = which_ones(_breaking_snippets, "abcde", "make backward raise")
 
 
 LARGEST_SAVED = (
@@ -87,18 +95,16 @@ ACTIVITIES = (
     ),
     Activity(
         id="04.2",
-        task="Find the bug: sigmoid saves its output, which mul_ then overwrites. Write fixed_out.",
-        names=("fixed_out",),
-        check=_check_fixed_out,
+        task="Predict which of five out-of-place-then-in-place snippets make backward raise.",
+        names=("breaks_backward",),
+        check=_check_breaks,
         hints=(
-            "Which tensor did sigmoid save for its backward?",
-            "Double it out of place: fixed_out = torch.sigmoid(h) * 2.",
+            "An in-place write breaks backward only when it overwrites a value some node saved.",
+            "Multiplying by a constant saves nothing of the output; x**2 saves x. Which functions save their"
+            " own output for their derivative?",
+            "exp, tanh and relu compute their derivative from their output: exp(x), 1 - tanh², output > 0.",
         ),
-        solution=(
-            "x = torch.tensor([0.5, -1.0], device=device, requires_grad=True)\n"
-            "h = x * 3\n"
-            "fixed_out = torch.sigmoid(h) * 2"
-        ),
+        solution='breaks_backward = {"b", "d", "e"}',
     ),
     Activity(
         id="04.3",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from autograd_course.yourturn.answers import number_of, whole_number_of
+from autograd_course.yourturn.answers import whole_number_of
+from autograd_course.yourturn.choice import one_reason
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -19,49 +20,16 @@ def _check_count(predicted_frozen_count: Any) -> tuple:
     return incorrect(f"you gave {count}; nn.Module accepts any new attribute: what did it touch?")
 
 
-CLASSIFIER = {  # the lesson's Classifier: parameter names and shapes
-    "encoder.0.weight": (16, 8),
-    "encoder.0.bias": (16,),
-    "encoder.2.weight": (16, 16),
-    "encoder.2.bias": (16,),
-    "head.weight": (3, 16),
-    "head.bias": (3,),
-}
-
-
-def _positive(lr: Any) -> bool:
-    """A learning rate that moves parameters: a number (or one-element tensor) above zero."""
-    value = number_of(lr)
-    return value is not None and value > 0
-
-
-def _check_fixed(net_fixed: Any, optimizer_fixed: Any) -> tuple:
-    import torch
-
-    if not isinstance(net_fixed, torch.nn.Module) or not isinstance(optimizer_fixed, torch.optim.Optimizer):
-        return incorrect(
-            f"expected a module and an optimizer, got {type(net_fixed).__name__}"
-            f" and {type(optimizer_fixed).__name__}"
-        )
-    shapes = {n: tuple(p.shape) for n, p in net_fixed.named_parameters()}
-    if type(net_fixed).__name__ != "Classifier" or shapes != CLASSIFIER:
-        return incorrect(
-            f"net_fixed is a {type(net_fixed).__name__} with parameters {sorted(shapes) or 'none'};"
-            " the setup builds the lesson's Classifier (an encoder and a head): keep that model"
-        )
-    held = {id(p) for group in optimizer_fixed.param_groups for p in group["params"]}
-    frozen = [n for n, p in net_fixed.named_parameters() if not p.requires_grad]
-    missing = [n for n, p in net_fixed.named_parameters() if id(p) not in held]
-    if frozen:
-        return incorrect(f"still frozen: {frozen}")
-    if missing:
-        return incorrect(f"not in the optimizer: {missing}")
-    still = [g.get("lr") for g in optimizer_fixed.param_groups if not _positive(g.get("lr"))]
-    if still:
-        return incorrect(
-            f"a parameter group has learning rate {still[0]!r}: step() would move nothing; give it lr > 0"
-        )
-    return correct("every parameter requires grad and the optimizer holds it: all of it can train.")
+_check_unfrozen_late = one_reason(
+    "b",
+    {
+        "a": "requires_grad_(True) runs before backward, so backward does fill the encoder's .grad",
+        "b": "backward fills .grad for every tensor that requires grad, but Adam was built from a list that"
+        " left the encoder out, and unfreezing later does not add it: step() never reads that .grad",
+        "c": "the optimizer holds the list it was given when it was built; the encoder is not in it",
+        "d": "an optimizer can only move what it holds, and it never holds tensors with no gradient",
+    },
+)
 
 
 ACTIVITIES = (
@@ -78,16 +46,13 @@ ACTIVITIES = (
     ),
     Activity(
         id="06.2",
-        task="Find the two bugs in the three-line setup and write net_fixed and optimizer_fixed.",
-        names=("net_fixed", "optimizer_fixed"),
-        check=_check_fixed,
+        task="Predict what one step does to an encoder unfrozen after the optimizer was built.",
+        names=("after_unfreezing",),
+        check=_check_unfrozen_late,
         hints=(
-            "One line freezes part of the model; another builds the optimizer over part of it.",
-            "Drop the freezing line and build Adam over net_fixed.parameters().",
+            "Two separate questions: does backward compute the encoder's gradient, and does step() use it?",
+            "The list comprehension runs once, when the optimizer is built.",
         ),
-        solution=(
-            "net_fixed = Classifier().to(device)\n"
-            "optimizer_fixed = torch.optim.Adam(net_fixed.parameters(), lr=1e-2)"
-        ),
+        solution='after_unfreezing = "b"',
     ),
 )

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from autograd_course.yourturn.answers import number_of
+from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -42,36 +43,28 @@ def _check_predicted_sqrt_grad(predicted_sqrt_grad: Any) -> tuple:
     )
 
 
-def _check_masked_log(masked_log: Any) -> tuple:
+ROOTS_072 = {  # four ways to write sqrt of the positive part
+    "a": lambda torch, v: torch.sqrt(v * (v > 0)),
+    "b": lambda torch, v: torch.sqrt(v.abs()) * (v > 0),
+    "c": lambda torch, v: torch.sqrt(v.clamp(min=1e-12)),
+    "d": lambda torch, v: torch.sqrt(torch.where(v > 0, v, 0.0)),
+}
+
+
+def _finite_roots() -> set[str]:
+    """The ways whose gradient at [-4, 0, 0.25, 9] is finite everywhere, found by running each one."""
     import torch
 
-    if not callable(masked_log):
-        return incorrect(
-            f"expected masked_log to be a function of one tensor, got {type(masked_log).__name__}"
-        )
-    v = torch.tensor([-4.0, 0.0, 0.25, 9.0], requires_grad=True)  # 0.25: log is negative, not zero
-    out = masked_log(v)
-    if not isinstance(out, torch.Tensor) or out.shape != v.shape:
-        return incorrect(f"masked_log should keep the input's shape, got {type(out).__name__} {out!r}")
-    expected = torch.tensor([0.0, 0.0, math.log(0.25), math.log(9.0)])
-    if not torch.allclose(out.detach(), expected):
-        return incorrect(
-            f"the values changed: masked_log({v.tolist()}) gave {out.detach().tolist()}, expected"
-            f" {[round(e, 4) for e in expected.tolist()]} (log of every positive input, 0 elsewhere)"
-        )
-    if not out.requires_grad:
-        return incorrect("the result does not require grad: keep v in the graph (no detach, no no_grad)")
-    (grad,) = torch.autograd.grad(out.sum(), v)
-    if not all(math.isfinite(g) for g in grad.tolist()):
-        return incorrect(
-            f"the gradient is {grad.tolist()}: log still sees v <= 0; replace those inputs before the log,"
-            " not only after"
-        )
-    if not torch.allclose(grad, torch.tensor([0.0, 0.0, 4.0, 1 / 9])):
-        return incorrect(
-            f"the gradient is {grad.tolist()}, expected [0, 0, 4, 1/9]: 1/v where v > 0, 0 where masked out"
-        )
-    return correct("same values, gradient 1/v where v > 0 and 0 elsewhere: the log only sees valid inputs.")
+    finite = set()
+    for letter, root in ROOTS_072.items():
+        v = torch.tensor([-4.0, 0.0, 0.25, 9.0], requires_grad=True)
+        root(torch, v).sum().backward()
+        if torch.isfinite(v.grad).all():
+            finite.add(letter)
+    return finite
+
+
+_check_finite_roots = which_ones(_finite_roots, "abcd", "give a finite gradient everywhere")
 
 
 ACTIVITIES = (
@@ -88,17 +81,17 @@ ACTIVITIES = (
     ),
     Activity(
         id="07.2",
-        task="Rewrite masked_log so log never sees v <= 0: same values, finite gradient.",
-        names=("masked_log",),
-        check=_check_masked_log,
+        task="Predict which of four ways to write sqrt of the positive part give a finite gradient at 0.",
+        names=("finite_grad",),
+        check=_check_finite_roots,
         hints=(
-            "The where after the log only picks values; log(v) is still computed and differentiated.",
-            "Use where twice: first replace the inputs (1 is harmless for log), then mask the output.",
+            "Follow the gradient backward from sqrt at v = 0: sqrt's derivative there is infinite. Is it"
+            " multiplied by a zero (0 × inf = NaN), or is an entry picked away before sqrt saw a 0?",
+            "A 0/1 mask multiplied before sqrt still feeds sqrt a 0 (and -0): its infinite slope times the"
+            " mask's 0 is NaN. A mask multiplied after sqrt is the single-where trap again.",
+            "A selection (where) sends a zero gradient, whatever the other branch computed; a product with a"
+            " 0 mask turns the infinite slope into NaN.",
         ),
-        solution=(
-            "def masked_log(v: torch.Tensor) -> torch.Tensor:\n"
-            "    safe = torch.where(v > 0, v, torch.ones_like(v))\n"
-            "    return torch.where(v > 0, torch.log(safe), 0.0)"
-        ),
+        solution='finite_grad = {"c", "d"}',
     ),
 )

@@ -4,33 +4,41 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
-# Pairs (2, 6) and (6, 2) compare a point with its duplicate: positions 1 and 3 of left_b / right_b.
-NAN_PAIRS = [1, 3]
+
+def _zero_distance_pairs(points_b: Any, left_b: Any, right_b: Any) -> list[int]:
+    """Positions in left_b / right_b of the pairs of two equal rows: distance 0, where sqrt's slope is inf."""
+    import torch
+
+    return [
+        i
+        for i, (a, b) in enumerate(zip(left_b.tolist(), right_b.tolist()))
+        if torch.equal(points_b[a], points_b[b])
+    ]
 
 
-def _check_nan_pairs(nan_pairs: Any) -> tuple:
+def _check_nan_pairs(nan_pairs: Any, points_b: Any, left_b: Any, right_b: Any) -> tuple:
     values = nan_pairs.tolist() if hasattr(nan_pairs, "tolist") else nan_pairs
     if not isinstance(values, (list, tuple)) or not all(
         isinstance(v, int) and not isinstance(v, bool) for v in values
     ):
         return incorrect(f"expected a list of pair indices (ints) such as [0, 5], got {nan_pairs!r}")
-    found = sorted(values)
-    if found == NAN_PAIRS:
+    found, right = sorted(values), _zero_distance_pairs(points_b, left_b, right_b)
+    rows = sorted({r for i in right for r in (left_b[i].item(), right_b[i].item())})
+    if found == right:
         return correct(
-            "pairs 1 and 3: the duplicated row compared with itself, distance 0, "
+            f"pairs {right}: each compares two equal rows of points_b ({rows}), distance 0, "
             "where sqrt's derivative is inf."
         )
-    if found == [2, 6]:
-        return incorrect(
-            "2 and 6 are the rows that are equal; the task asks for positions in left_b / right_b"
-        )
+    if found == rows:
+        return incorrect(f"{rows} are rows of points_b; the task asks for positions in left_b / right_b")
     if not found:
         return incorrect("the batch gradient is NaN, so at least one pair's own gradient is non-finite")
-    if set(found) < set(NAN_PAIRS):
+    if set(found) < set(right):
         return incorrect(f"{found} is non-finite, but not the only one: check every pair's gradient")
     return incorrect(
         f"{found} is not it: compute vmap(grad(pair_loss), in_dims=(None, 0, 0, 0)) on points_b[left_b], "
@@ -64,12 +72,44 @@ def _check_anomaly_node(anomaly_node: Any) -> tuple:
     )
 
 
+def _losses_083() -> dict:
+    """Five per-sample losses of (w, xi), each with the vmap options it runs under."""
+    import torch
+
+    return {
+        "a": (lambda w, xi: (w * xi + 0.1 * torch.randn(4)).sum(), {}),
+        "b": (lambda w, xi: (w * xi + 0.1 * torch.randn(4)).sum(), {"randomness": "same"}),
+        "c": (lambda w, xi: (w * xi).sum().clamp(min=0), {}),
+        "d": (lambda w, xi: (w * xi).sum() * float(xi.norm() > 1), {}),
+        "e": (lambda w, xi: torch.where(xi.norm() > 1, (w * xi).sum(), 0.0), {}),
+    }
+
+
+def _refused_losses() -> set[str]:
+    """The losses whose vmap(grad(...)) over six samples raises, found by running each one."""
+    import torch
+    from torch.func import grad, vmap
+
+    xs, w = torch.randn(6, 4, generator=torch.Generator().manual_seed(0)), torch.ones(4)
+    refused = set()
+    for letter, (loss, options) in _losses_083().items():
+        try:
+            vmap(grad(loss), in_dims=(None, 0), **options)(w, xs)
+        except RuntimeError:
+            refused.add(letter)
+    return refused
+
+
+_check_refused = which_ones(_refused_losses, "abcde", "make vmap(grad(loss)) raise")
+
+
 ACTIVITIES = (
     Activity(
         id="08.1",
         task="Find the pairs of a new batch whose own gradient is non-finite, with per-sample gradients.",
         names=("nan_pairs",),
         check=_check_nan_pairs,
+        context=("points_b", "left_b", "right_b"),
         hints=(
             "vmap(grad(pair_loss), in_dims=(None, 0, 0, 0))(params, points_b[left_b], points_b[right_b], "
             "torch.ones(8)) gives one gradient per pair.",
@@ -92,5 +132,17 @@ ACTIVITIES = (
             "SqrtBackward0 then multiplies that 0 by 1 / (2 sqrt(0)) = inf.",
         ),
         solution='anomaly_node = "SqrtBackward0"',
+    ),
+    Activity(
+        id="08.3",
+        task="Predict which of five per-sample losses vmap(grad(...)) refuses to run.",
+        names=("refused",),
+        check=_check_refused,
+        hints=(
+            "vmap runs the function once for a whole batch: it cannot hand Python one number per sample.",
+            "Random numbers need randomness='same' or 'different'; float(t), .item() and an if on a tensor"
+            " ask for one Python number. clamp and torch.where are tensor operations.",
+        ),
+        solution='refused = {"a", "d"}',
     ),
 )

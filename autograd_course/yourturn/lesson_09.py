@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograd_course.yourturn.answers import number_of
+from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -29,49 +30,36 @@ def _check_predicted_x_grad(predicted_x_grad: Any) -> tuple:
     )
 
 
-def _judge_record_max(record_max: Any, maxima: dict) -> tuple:
-    """The verdict on a hook that writes into maxima (emptied first)."""
+def _hooks_092(maxima: dict) -> dict:
+    """Six hooks meant to note the largest gradient; which leave backward and w.grad as they were?"""
+    return {
+        "a": lambda g: g * 2,
+        "b": lambda g: maxima.update(w=g.abs().max().item()),
+        "c": lambda g: maxima.setdefault("w", []).append(g.abs().max().item()),
+        "d": lambda g: maxima.setdefault("w", g.abs().max().item()),
+        "e": lambda g: g.clone(),
+        "f": lambda g: g.abs().max(),
+    }
+
+
+def _harmless_hooks() -> set[str]:
+    """The hooks after which backward runs and w.grad is 3, found by running each one."""
     import torch
 
-    maxima.clear()
-    w = torch.tensor([2.0, -1.0], requires_grad=True)
-    w.register_hook(record_max)
-    try:
-        (w * torch.tensor([3.0, -5.0])).sum().backward()
-    except TypeError as error:
-        return incorrect(
-            f"backward raised TypeError ({error}): the hook must return None, not the value it stores"
-        )
-    if w.grad.tolist() != [3.0, -5.0]:
-        return incorrect(
-            f"the gradient changed to {w.grad.tolist()} (expected [3.0, -5.0]): return None from the hook"
-        )
-    if "w" not in maxima:
-        return incorrect(
-            f"maxima holds {maxima!r} after backward; store the largest |grad| under the key 'w'"
-        )
-    if isinstance(maxima["w"], torch.Tensor):
-        return incorrect(
-            "maxima['w'] is a tensor: keep a number (.item()), so the hook holds no gradient-sized memory"
-        )
-    if maxima["w"] != 5.0:
-        return incorrect(f"maxima['w'] is {maxima['w']!r}; for a gradient [3, -5] the largest |grad| is 5.0")
-    return correct("the hook stored 5.0 and returned None, so backward ran and the gradient is untouched.")
+    harmless = set()
+    for letter in "abcdef":
+        w = torch.tensor([2.0], requires_grad=True)
+        w.register_hook(_hooks_092({})[letter])  # each with its own empty maxima
+        try:
+            (w * 3).backward()
+        except (TypeError, RuntimeError):
+            continue
+        if w.grad.tolist() == [3.0]:
+            harmless.add(letter)
+    return harmless
 
 
-def _check_record_max(record_max: Any, maxima: Any) -> tuple:
-    if not callable(record_max):
-        return incorrect(
-            f"expected record_max to be a function of one argument, got {type(record_max).__name__}"
-        )
-    if not isinstance(maxima, dict):
-        return incorrect(f"expected maxima to be a dict, got {type(maxima).__name__}")
-    yours = dict(maxima)  # what your own tries stored: put back afterwards
-    try:
-        return _judge_record_max(record_max, maxima)
-    finally:
-        maxima.clear()
-        maxima.update(yours)
+_check_harmless = which_ones(_harmless_hooks, "abcdef", "let backward run and leave w.grad at 3")
 
 
 def _check_final_norms(watch_final_norms: Any) -> tuple:
@@ -119,14 +107,15 @@ ACTIVITIES = (
     ),
     Activity(
         id="09.2",
-        task="Write a hook record_max(grad) storing grad.abs().max().item() in maxima['w'], returning None.",
-        names=("record_max", "maxima"),
-        check=_check_record_max,
+        task="Predict which of six tensor hooks let backward run and leave the gradient unchanged.",
+        names=("harmless",),
+        check=_check_harmless,
         hints=(
-            "A lambda returns the value of its expression; dict.setdefault returns the stored float.",
-            "Use a def with a plain assignment, maxima['w'] = ..., and no return statement.",
+            "Look at what each lambda's expression returns: None, a tensor, or something else.",
+            "update and list.append return None; setdefault returns the stored value, which may be a list.",
+            "A returned tensor replaces the gradient: it needs the gradient's shape, and its values count.",
         ),
-        solution='maxima = {}\n\n\ndef record_max(grad):\n    maxima["w"] = grad.abs().max().item()',
+        solution='harmless = {"b", "c", "e"}',
     ),
     Activity(
         id="09.3",
@@ -139,7 +128,8 @@ ACTIVITIES = (
         hints=(
             "register_hook sees one backward's contribution; the complete gradient is in param.grad "
             "afterwards.",
-            "param.register_post_accumulate_grad_hook(fn) calls fn(param) once .grad holds the sum.",
+            "param.register_post_accumulate_grad_hook(fn) calls fn(param) after every backward has added to"
+            " .grad; what the last call sees is the complete gradient.",
         ),
         solution=(
             "def watch_final_norms(model, norms):\n"

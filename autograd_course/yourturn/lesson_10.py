@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any
 
 from autograd_course.yourturn.answers import number_of
+from autograd_course.yourturn.choice import one_reason
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -33,38 +33,17 @@ def _check_clip_prediction(predicted_return: Any, predicted_grad: Any) -> tuple:
     return correct("it returns 5.0, the norm before clipping, and scales p.grad to [0.6, 0.8], norm 1.")
 
 
-def _check_clipped_step(clipped_step: Any) -> tuple:
-    import torch
-    from torch import nn
-
-    if not callable(clipped_step):
-        return incorrect(f"expected clipped_step to be a function, got {type(clipped_step).__name__}")
-    g = torch.Generator().manual_seed(0)
-    x = torch.randn(32, 4, generator=g) * torch.tensor([0.3, 0.3, 0.3, 3.0])
-    y = x @ torch.tensor([[3.0], [-6.0], [1.5], [0.0]])
-    model = nn.Linear(4, 1)
-    nn.init.zeros_(model.weight), nn.init.zeros_(model.bias)  # the same start every time
-    reference = copy.deepcopy(model)
-    ((reference(x) - y) ** 2).mean().backward()
-    expected_norm = torch.nn.utils.clip_grad_norm_(reference.parameters(), max_norm=1.0)
-    expected = [p - 0.1 * p.grad for p in reference.parameters()]
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    norm = clipped_step(model, optimizer, x, y)
-    if not isinstance(norm, torch.Tensor):
-        return incorrect(f"clipped_step should return the tensor clip_grad_norm_ returns, got {norm!r}")
-    if float(norm) == 0.0:
-        return incorrect(
-            "it returned 0: the clipping call still runs before backward(), when there is no gradient"
-        )
-    if not torch.allclose(norm, expected_norm, rtol=1e-4):
-        return incorrect(
-            f"it returned {float(norm):.4g}, expected the norm before clipping, {float(expected_norm):.4g}"
-        )
-    if not all(torch.allclose(p, e, atol=1e-6) for p, e in zip(model.parameters(), expected)):
-        return incorrect(
-            "the norm is right but the step is not: clip between backward() and step(), not after step()"
-        )
-    return correct(f"it clipped a norm of {float(expected_norm):.3g} to 1 before step() used the gradients.")
+_check_clip_after_step = one_reason(
+    "c",
+    {
+        "a": "step() already read .grad and moved the weights before the clipping line ran",
+        "b": "the next iteration starts with zero_grad(), which discards the clipped .grad before backward"
+        " writes a new one",
+        "c": "step() has used .grad before the clip, and the next zero_grad() discards it: clipping after"
+        " the step is silently a no-op, with the same weights as no clipping at all",
+        "d": "step() reads .grad without consuming it; clip_grad_norm_ finds it there and runs without error",
+    },
+)
 
 
 ACTIVITIES = (
@@ -81,21 +60,13 @@ ACTIVITIES = (
     ),
     Activity(
         id="10.2",
-        task="Move the clipping call in clipped_step so it clips the gradients step() uses.",
-        names=("clipped_step",),
-        check=_check_clipped_step,
+        task="Predict what clipping after optimizer.step() does to training.",
+        names=("clip_after_step",),
+        check=_check_clip_after_step,
         hints=(
-            "Right after zero_grad() every .grad is None: there is nothing to clip yet.",
-            "The order is zero_grad, forward, backward, clip, step.",
+            "Which call reads .grad, and what happens to .grad before the next backward?",
+            "Compare the weights with those of the same loop without the clipping line.",
         ),
-        solution=(
-            "def clipped_step(model, optimizer, x, y):\n"
-            "    optimizer.zero_grad()\n"
-            "    loss = ((model(x) - y) ** 2).mean()\n"
-            "    loss.backward()\n"
-            "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
-            "    optimizer.step()\n"
-            "    return norm"
-        ),
+        solution='clip_after_step = "c"',
     ),
 )

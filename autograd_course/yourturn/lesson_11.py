@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from autograd_course.yourturn.answers import number_of
+from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -28,108 +29,78 @@ def _check_predicted_vjp(predicted_vjp: Any) -> tuple:
     return correct("vᵀJ with J = diag(2x) = diag(2, 4, 6) and v = [1, 0, -1] gives [2, 0, -6].")
 
 
-def _check_input_gradient(input_gradient: Any) -> tuple:
-    import torch
-    from torch import nn
-
-    if not callable(input_gradient):
-        return incorrect(f"expected input_gradient to be a function, got {type(input_gradient).__name__}")
-    torch.manual_seed(0)
-    critic = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
-    points = torch.randn(5, 3).requires_grad_()
-    grad = input_gradient(critic(points), points)
-    if not isinstance(grad, torch.Tensor) or grad.shape != points.shape:
-        return incorrect(f"expected a tensor shaped like points, (5, 3), got {type(grad).__name__} {grad!r}")
-    (reference,) = torch.autograd.grad(critic(points).sum(), points)
-    if not torch.allclose(grad.detach(), reference):
-        return incorrect("those are not the values of d out.sum() / d points")
-    if grad.grad_fn is None:
-        return incorrect(
-            "the gradient has no grad_fn: it is a constant, so a penalty built from it trains nothing"
-        )
-    penalty = ((grad.norm(dim=1) - 1) ** 2).mean()
-    penalty.backward()
-    weight_grad = critic[0].weight.grad
-    if weight_grad is None or not bool(weight_grad.abs().sum() > 0):
-        return incorrect("the penalty's backward did not reach the critic's first layer")
-    return correct(
-        "create_graph=True: the gradient carries a grad_fn and the penalty reaches the critic's weights."
-    )
+FIRST_GRADS_112 = {  # four first derivatives of x at 2.0; which can be differentiated again?
+    "a": lambda torch, x: torch.autograd.grad(x**3, x, create_graph=True)[0],
+    "b": lambda torch, x: torch.autograd.grad(x**3, x, retain_graph=True)[0],
+    "c": lambda torch, x: torch.autograd.grad(torch.sin(x).sum(), x, create_graph=True)[0],
+    "d": lambda torch, x: torch.autograd.grad(x**3, x, create_graph=True)[0].detach(),
+}
 
 
-def _reverse_mode_refused() -> Any:
-    """f(t) = sum(exp(2t) sin(3t)) with a jvp and a backward that refuses: it tells the two modes apart."""
+def _differentiable_again() -> set[str]:
+    """The first derivatives whose own gradient torch.autograd.grad can take, found by trying each one."""
     import torch
 
-    class ForwardOnly(torch.autograd.Function):
-        generate_vmap_rule = True  # so torch.func.jacfwd may run it too
-
-        @staticmethod
-        def forward(t: Any) -> Any:
-            return (torch.exp(2 * t) * torch.sin(3 * t)).sum()
-
-        @staticmethod
-        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
-            ctx.save_for_forward(inputs[0])
-
-        @staticmethod
-        def jvp(ctx: Any, dt: Any) -> Any:
-            (t,) = ctx.saved_tensors
-            return (torch.exp(2 * t) * (2 * torch.sin(3 * t) + 3 * torch.cos(3 * t)) * dt).sum()
-
-        @staticmethod
-        def backward(ctx: Any, grad: Any) -> Any:
-            raise RuntimeError("REVERSE MODE: a backward pass ran")
-
-    return ForwardOnly.apply
+    again = set()
+    for letter, first in FIRST_GRADS_112.items():
+        x = torch.tensor([2.0], requires_grad=True)
+        try:
+            torch.autograd.grad(first(torch, x).sum(), x)
+        except RuntimeError:
+            continue
+        again.add(letter)
+    return again
 
 
-def _directional_value(directional_derivative: Any, f: Any, x: Any, u: Any) -> Any:
-    """The learner's value as a float, or the incorrect verdict that says why there is none."""
+_check_again = which_ones(_differentiable_again, "abcd", "can be differentiated again")
+
+
+def _ways_113() -> dict:
+    """Four ways to compute the derivative of f at x along u, each a function of (torch, f, x, u)."""
+
+    def central_difference(torch, f, x, u):
+        return ((f(x + 1e-3 * u) - f(x - 1e-3 * u)) / 2e-3).item()
+
+    def func_jvp(torch, f, x, u):
+        return torch.func.jvp(f, (x,), (u,))[1].item()
+
+    def backward_then_dot(torch, f, x, u):
+        leaf = x.clone().requires_grad_()
+        f(leaf).backward()
+        return (leaf.grad * u).sum().item()
+
+    def dual_numbers(torch, f, x, u):
+        fwd = torch.autograd.forward_ad
+        with fwd.dual_level():
+            return fwd.unpack_dual(f(fwd.make_dual(x, u))).tangent.item()
+
+    return {"a": central_difference, "b": func_jvp, "c": backward_then_dot, "d": dual_numbers}
+
+
+def _exact_ways() -> set[str]:
+    """The ways that run under no_grad and land within 2e-6 (relative) of the float64 value."""
     import torch
 
-    try:
-        with torch.no_grad():
-            got = directional_derivative(f, x, u)
-    except RuntimeError as exc:
-        if "REVERSE MODE" in str(exc):
-            return incorrect(
-                "it ran a backward pass (reverse mode: torch.func.grad, vjp, jacrev or .backward()); "
-                "forward mode pushes u through f with the value: torch.func.jvp"
-            )
-        return incorrect(
-            f"it raised under torch.no_grad() ({str(exc).splitlines()[0][:80]}): "
-            "backward is not available here; forward mode needs none"
-        )
-    value = got.item() if isinstance(got, torch.Tensor) and got.numel() == 1 else got
-    if not isinstance(value, float):
-        return incorrect(f"expected a float (the J u of jvp, .item()), got {type(got).__name__} {got!r}")
-    return value
-
-
-def _check_directional_derivative(directional_derivative: Any) -> tuple:
-    import torch
-
-    if not callable(directional_derivative):
-        return incorrect(f"expected a function of (f, x, u), got {type(directional_derivative).__name__}")
     gen = torch.Generator().manual_seed(3)
-    cases = [
-        (lambda t: (torch.exp(2 * t) * torch.sin(3 * t)).sum(), 8),
-        (lambda t: torch.log1p(t**2).mean() * t.sum(), 6),
-        (_reverse_mode_refused(), 5),
-    ]
-    for f, n in cases:
-        x, u = torch.randn(n, generator=gen), torch.randn(n, generator=gen)
-        exact = torch.func.jvp(f, (x.double(),), (u.double(),))[1].item()  # forward mode in float64
-        value = _directional_value(directional_derivative, f, x, u)
-        if not isinstance(value, float):
-            return value
-        if abs(value - exact) > 2e-6 * max(1.0, abs(exact)):
-            return incorrect(
-                f"got {value:.7g}, exact {exact:.7g}: a finite difference in float32 cannot get this close; "
-                "use torch.func.jvp"
-            )
-    return correct("forward mode: exact to rounding in float32, with no backward pass and no epsilon.")
+    x, u = torch.randn(8, generator=gen), torch.randn(8, generator=gen)
+
+    def f(t):
+        return (torch.exp(2 * t) * torch.sin(3 * t)).sum()
+
+    exact = torch.func.jvp(f, (x.double(),), (u.double(),))[1].item()
+    exact_ways = set()
+    for letter, way in _ways_113().items():
+        try:
+            with torch.no_grad():
+                value = way(torch, f, x, u)
+        except RuntimeError:
+            continue
+        if abs(value - exact) <= 2e-6 * abs(exact):
+            exact_ways.add(letter)
+    return exact_ways
+
+
+_check_exact_ways = which_ones(_exact_ways, "abcd", "run under no_grad and are exact to 2e-6 in float32")
 
 
 ACTIVITIES = (
@@ -146,32 +117,26 @@ ACTIVITIES = (
     ),
     Activity(
         id="11.2",
-        task="Write input_gradient(out, points): d out.sum() / d points, differentiable again.",
-        names=("input_gradient",),
-        check=_check_input_gradient,
+        task="Predict which of four first derivatives torch.autograd.grad can differentiate a second time.",
+        names=("again",),
+        check=_check_again,
         hints=(
-            "By default torch.autograd.grad returns a constant: a leaf without grad_fn.",
-            "One keyword argument of torch.autograd.grad records the backward pass itself.",
+            "A second derivative needs a record of how the first one was computed: a grad_fn.",
+            "retain_graph keeps the forward's record alive; it does not record the backward pass itself.",
+            "detach() drops whatever record a tensor had.",
         ),
-        solution=(
-            "def input_gradient(out, points):\n"
-            "    (grad,) = torch.autograd.grad(out.sum(), points, create_graph=True)\n"
-            "    return grad"
-        ),
+        solution='again = {"a", "c"}',
     ),
     Activity(
         id="11.3",
-        task="Write directional_derivative(f, x, u): the derivative of f at x along u, by forward mode.",
-        names=("directional_derivative",),
-        check=_check_directional_derivative,
+        task="Predict which of four directional derivatives work under no_grad, exact in float32.",
+        names=("exact_ways",),
+        check=_check_exact_ways,
         hints=(
-            "torch.func.jvp(f, (x,), (u,)) returns two things: f(x) and J u.",
-            "For a scalar f, J u is a 0-dimensional tensor: .item() makes it a float.",
+            "Two questions for each way: does it need a backward pass (refused when nothing is recorded)?"
+            " Does it divide a float32 difference by a small step?",
+            "Forward mode carries the tangent with the value in the same pass; no_grad stops only recording.",
         ),
-        solution=(
-            "def directional_derivative(f, x, u):\n"
-            "    _, tangent = jvp(f, (x,), (u,))\n"
-            "    return tangent.item()"
-        ),
+        solution='exact_ways = {"b", "d"}',
     ),
 )

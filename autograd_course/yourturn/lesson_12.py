@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograd_course.yourturn.answers import member_name
+from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -46,25 +47,37 @@ def _check_predicted_status(predicted_status: Any) -> tuple:
     return incorrect(f"{name} comes from a later question; follow the decision tree from its first question")
 
 
-def _check_tidy_forward(tidy_forward: Any) -> tuple:
+TIDY_LINES_122 = {  # six "tidy" lines applied to an activation h; which keep the path to fc1?
+    "a": lambda torch, h: h.clone(),
+    "b": lambda torch, h: h.new_tensor(h.tolist()),
+    "c": lambda torch, h: torch.stack([row for row in h]),
+    "d": lambda torch, h: h.to(torch.float32),
+    "e": lambda torch, h: h.data,
+    "f": lambda torch, h: torch.as_tensor(h),
+}
+
+
+def _cutting_lines() -> set[str]:
+    """The tidy lines after which fc1 gets no gradient, found by running each on TinyNet."""
     import torch
 
     from helpers import TinyNet, make_tiny_problem
 
-    if not callable(tidy_forward):
-        return incorrect(f"expected tidy_forward to be a function, got {type(tidy_forward).__name__}")
-    model = TinyNet(seed=0)
-    x, y = make_tiny_problem(seed=0, n=8)
-    out = tidy_forward(model, x)
-    if not isinstance(out, torch.Tensor) or not torch.allclose(out, model(x)):
-        return incorrect("tidy_forward(model, x) must give the same output as model(x)")
-    if not out.requires_grad:
-        return incorrect("the output does not require grad at all: nothing of the model is in the graph")
-    ((out - y) ** 2).mean().backward()
-    missing = [n for n, p in model.named_parameters() if p.grad is None]
-    if missing:
-        return incorrect(f"{', '.join(missing)} got no gradient: the graph is still cut between fc1 and fc2")
-    return correct("every parameter gets a gradient: .tolist() left the graph, h itself stays in it.")
+    cut = set()
+    for letter, tidy in TIDY_LINES_122.items():
+        model = TinyNet(seed=0)
+        x, y = make_tiny_problem(seed=0, n=8)
+        out = model.fc2(tidy(torch, torch.relu(model.fc1(x))))
+        if not out.requires_grad:
+            cut.add(letter)
+            continue
+        ((out - y) ** 2).mean().backward()
+        if model.fc1.weight.grad is None:
+            cut.add(letter)
+    return cut
+
+
+_check_cutting = which_ones(_cutting_lines, "abcdef", "cut fc1 out of the graph")
 
 
 ACTIVITIES = (
@@ -81,13 +94,14 @@ ACTIVITIES = (
     ),
     Activity(
         id="12.2",
-        task="Write tidy_forward(model, x): TinyNet's output with every parameter in the graph.",
-        names=("tidy_forward",),
-        check=_check_tidy_forward,
+        task="Predict which of six 'tidy' lines between fc1 and fc2 leave fc1 without a gradient.",
+        names=("cuts",),
+        check=_check_cutting,
         hints=(
-            ".tolist() copies the values to Python floats: no tensor, no history.",
-            "h already is a tensor on the right device; use it as it is.",
+            "A line keeps fc1 in the graph when its result is computed from h by a recorded operation.",
+            "Going through Python numbers (.tolist()) or through .data gives a tensor with no history.",
+            "clone and stack are recorded operations; as_tensor and .to() to the same dtype return h itself.",
         ),
-        solution="def tidy_forward(model, x):\n    h = torch.relu(model.fc1(x))\n    return model.fc2(h)",
+        solution='cuts = {"b", "e"}',
     ),
 )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from autograd_course.yourturn.answers import graph_leaves, member_name
+from autograd_course.yourturn.answers import member_name
+from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -46,42 +47,31 @@ def _check_predicted_stage(predicted_stage: Any) -> tuple:
     )
 
 
-def _check_held_net(HeldNet: Any) -> tuple:
-    import torch
+HOLDS_132 = {  # seven ways for __init__(self, layer) to keep the layer
+    "a": lambda nn, self, layer: setattr(self, "layers", [layer]),
+    "b": lambda nn, self, layer: setattr(self, "layers", nn.ModuleList([layer])),
+    "c": lambda nn, self, layer: setattr(self, "layers", {"main": layer}),
+    "d": lambda nn, self, layer: setattr(self, "layer", layer),
+    "e": lambda nn, self, layer: self.add_module("extra", layer),
+    "f": lambda nn, self, layer: setattr(self, "layers", (layer,)),
+    "g": lambda nn, self, layer: self.__dict__.__setitem__("layer", layer),
+}
+
+
+def _registering_ways() -> set[str]:
+    """The ways after which model.parameters() lists the layer's weight, found by building each module."""
     from torch import nn
 
-    if not (isinstance(HeldNet, type) and issubclass(HeldNet, nn.Module)):
-        return incorrect(f"expected HeldNet to be an nn.Module class, got {HeldNet!r}")
-    layer = nn.Linear(4, 4)
-    try:
-        model = HeldNet(layer)
-    except TypeError as exc:
-        return incorrect(f"HeldNet(layer) failed: {exc}; its __init__ takes the layer to hold")
-    held = {id(p) for p in model.parameters()}
-    if not {id(layer.weight), id(layer.bias)} <= held:
-        return incorrect(
-            "model.parameters() does not list the layer you passed in: assign it as an attribute "
-            "(a plain list or dict does not register it)"
-        )
-    x = torch.randn(8, 4)
-    out = model(x)
-    if not isinstance(out, torch.Tensor) or out.shape != (8, 1):
-        return incorrect(f"expected an output of shape (8, 1), got {getattr(out, 'shape', out)!r}")
-    orphans = [tuple(t.shape) for t in graph_leaves(out.pow(2).mean()) if id(t) not in held]
-    if orphans:
-        return incorrect(
-            f"the loss reaches tensors of shapes {sorted(orphans)} that the model does not hold: "
-            "does forward call the layer passed in, or one from outside?"
-        )
-    if id(layer.weight) not in {id(t) for t in graph_leaves(out.pow(2).mean())}:
-        return incorrect("forward never uses the layer passed in: compute head(tanh(layer(x)))")
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    before = layer.weight.detach().clone()
-    model(x).pow(2).mean().backward()
-    optimizer.step()
-    if torch.equal(before, layer.weight):
-        return incorrect("one optimizer step did not move the layer")
-    return correct("held as an attribute, the layer is registered: listed, moved by .to(), and trained.")
+    registering = set()
+    for letter, hold in HOLDS_132.items():
+        model, layer = nn.Module(), nn.Linear(4, 4)
+        hold(nn, model, layer)
+        if any(p is layer.weight for p in model.parameters()):
+            registering.add(letter)
+    return registering
+
+
+_check_registering = which_ones(_registering_ways, "abcdefg", "make model.parameters() list the layer")
 
 
 ACTIVITIES = (
@@ -98,23 +88,15 @@ ACTIVITIES = (
     ),
     Activity(
         id="13.2",
-        task="Write HeldNet(layer): OutsideNet's computation, with the outside layer held and registered.",
-        names=("HeldNet",),
-        check=_check_held_net,
+        task="Predict which of seven ways to keep a layer in __init__ make model.parameters() list it.",
+        names=("registers",),
+        check=_check_registering,
         hints=(
-            "nn.Module registers a module assigned as an attribute in __init__ (self.name = module).",
-            "__init__(self, layer): super().__init__(), self.layer = layer, self.head = nn.Linear(4, 1); "
-            "forward uses self.layer.",
+            "nn.Module registers a value when its __setattr__ sees a Module or Parameter assigned to it.",
+            "A Python list, dict or tuple is not a Module, so what it holds stays hidden; ModuleList and"
+            " add_module register.",
+            "Writing into self.__dict__ goes around __setattr__.",
         ),
-        solution=(
-            "class HeldNet(nn.Module):\n"
-            "    def __init__(self, layer: nn.Module) -> None:\n"
-            "        super().__init__()\n"
-            "        self.layer = layer\n"
-            "        self.head = nn.Linear(4, 1)\n"
-            "\n"
-            "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n"
-            "        return self.head(torch.tanh(self.layer(x)))"
-        ),
+        solution='registers = {"b", "d", "e"}',
     ),
 )

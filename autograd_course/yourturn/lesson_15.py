@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -36,6 +37,49 @@ def _check_function(TanhGate: Any) -> tuple:
         return incorrect("the gradients disagree with finite differences")
     return correct("both gradients match finite differences in float64.")
 
+
+def _backwards_153() -> dict:
+    """Five backward bodies for cube(x) = x³, each a function of (torch, x, grad)."""
+
+    def under_no_grad(torch, x, grad):
+        with torch.no_grad():
+            slope = 3 * x**2
+        return grad * slope
+
+    return {
+        "a": lambda torch, x, grad: grad * 3 * x * x,
+        "b": lambda torch, x, grad: grad * 3 * x.data**2,
+        "c": under_no_grad,
+        "d": lambda torch, x, grad: grad * 3 * x.clone() ** 2,
+        "e": lambda torch, x, grad: grad * torch.tensor(3.0, dtype=x.dtype) * x.pow(2),
+    }
+
+
+def _twice_differentiable() -> set[str]:
+    """The backward bodies with which gradgradcheck passes, found by running it on each."""
+    import torch
+
+    passing = set()
+    for letter, body in _backwards_153().items():
+
+        class Cube(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x**3
+
+            @staticmethod
+            def backward(ctx, grad, body=body):
+                (x,) = ctx.saved_tensors
+                return body(torch, x, grad)
+
+        x = torch.tensor([0.5, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
+        if torch.autograd.gradgradcheck(Cube.apply, (x,), raise_exception=False):
+            passing.add(letter)
+    return passing
+
+
+_check_twice = which_ones(_twice_differentiable, "abcde", "pass gradgradcheck")
 
 ACTIVITIES = (
     Activity(
@@ -75,5 +119,16 @@ ACTIVITIES = (
             "        d = grad * (1 - t**2)\n"
             "        return d * w, d * x"
         ),
+    ),
+    Activity(
+        id="15.3",
+        task="Predict which of five backward bodies for x³ pass gradgradcheck (survive a gradient penalty).",
+        names=("twice_ok",),
+        check=_check_twice,
+        hints=(
+            "create_graph=True records the backward's own operations, if they are recorded operations on x.",
+            ".data and torch.no_grad() hide an operation from the record; clone and a constant do not.",
+        ),
+        solution='twice_ok = {"a", "d", "e"}',
     ),
 )

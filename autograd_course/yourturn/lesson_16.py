@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.answers import number_of
+from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -39,64 +41,98 @@ def _check_keeps_graph(keeps_graph: Any) -> tuple:
     )
 
 
-def _models() -> tuple:
-    """Two identical small models, a batch and its labels."""
+def _distance_moved() -> float:
+    """How far one SGD step (lr 1) moves p when the scaled gradient is clipped before scaler.step."""
     import torch
     from torch import nn
 
-    torch.manual_seed(0)
-    a = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
-    b = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
-    b.load_state_dict(a.state_dict())
-    gen = torch.Generator().manual_seed(1)
-    return a, b, torch.randn(16, 4, generator=gen) * 10, torch.randint(0, 3, (16,), generator=gen)
+    p = nn.Parameter(torch.zeros(2))
+    optimizer = torch.optim.SGD([p], lr=1.0)
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**16)
+    scaler.scale((p * torch.tensor([0.3, 0.4])).sum()).backward()  # true gradient [0.3, 0.4], norm 0.5
+    nn.utils.clip_grad_norm_([p], max_norm=1.0)
+    scaler.step(optimizer)
+    return p.detach().norm().item()
 
 
-def _recording_scaler() -> Any:
-    """A CPU GradScaler that records which of unscale_ and step were called."""
-    import torch
-
-    class RecordingScaler(torch.amp.GradScaler):
-        def __init__(self) -> None:
-            super().__init__("cpu")
-            self.calls: list[str] = []
-
-        def unscale_(self, optimizer: Any) -> None:
-            self.calls.append("unscale_")
-            super().unscale_(optimizer)
-
-        def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
-            self.calls.append("step")
-            return super().step(optimizer, *args, **kwargs)
-
-    return RecordingScaler()
-
-
-def _check_step(clipped_step: Any) -> tuple:
-    import torch
-    from torch import nn
-
-    if not callable(clipped_step):
-        return incorrect(f"expected a function, got {type(clipped_step).__name__}")
-    mine, reference, x, y = _models()
-    opt_mine = torch.optim.SGD(mine.parameters(), lr=0.1)
-    opt_ref = torch.optim.SGD(reference.parameters(), lr=0.1)
-    scaler = _recording_scaler()
-    clipped_step(mine, opt_mine, scaler, nn.functional.cross_entropy(mine(x), y))
-    nn.functional.cross_entropy(reference(x), y).backward()
-    nn.utils.clip_grad_norm_(reference.parameters(), max_norm=1.0)
-    opt_ref.step()
-    if "step" not in scaler.calls:
-        return incorrect(
-            "scaler.step(optimizer) was never called: with a GradScaler it replaces optimizer.step()"
+def _check_moved(moved: Any) -> tuple:
+    value = number_of(moved)
+    if value is None:
+        return incorrect(f"expected a number, got {type(moved).__name__} {moved!r}")
+    right = _distance_moved()
+    if abs(value - right) <= 1e-3 * right:
+        return correct(
+            f"{right:.3g} = 1 / 2¹⁶: the scaled norm 0.5 × 2¹⁶ is clipped to 1, then divided by 2¹⁶; the step"
+            " is 32768 times shorter than the 0.5 it should be, and nothing fails."
         )
-    diff = max((p - q).abs().max().item() for p, q in zip(mine.parameters(), reference.parameters()))
-    if diff > 1e-5:
-        calls = scaler.calls  # scaler.step calls unscale_ itself when the learner did not
-        unscaled_first = "unscale_" in calls and calls.index("unscale_") < calls.index("step")
-        where = "" if unscaled_first else " (clipping ran before scaler.unscale_)"
-        return incorrect(f"the step differs from a float32 step clipped at norm 1 by up to {diff:.2g}{where}")
-    return correct("the scaled step clips the true gradient and equals the float32 step.")
+    if abs(value - 0.5) < 1e-6:
+        return incorrect(
+            "0.5 is the step with the gradient unscaled before clipping; here the clip came first"
+        )
+    if abs(value - 1.0) < 1e-6:
+        return incorrect(
+            "the clip does cut the norm to 1, but of the scaled gradient; what does step() do next?"
+        )
+    return incorrect(
+        f"you gave {value:g}; follow the norm: true 0.5, scaled by 2¹⁶, clipped at 1, then unscaled"
+    )
+
+
+def _gan_orders() -> dict:
+    """Four orders of a GAN step's backward and step calls, each a function of a fresh GAN's parts."""
+
+    def a(losses, opt_g, opt_d):
+        losses["d"].backward()
+        opt_d.step()
+        losses["g"].backward()
+        opt_g.step()
+
+    def b(losses, opt_g, opt_d):
+        losses["d"].backward()
+        losses["g"].backward()
+        opt_d.step()
+        opt_g.step()
+
+    def c(losses, opt_g, opt_d):
+        losses["g"].backward()
+        opt_g.step()
+        losses["d"].backward()
+        opt_d.step()
+
+    def d(losses, opt_g, opt_d):
+        losses["g"].backward(retain_graph=True)
+        opt_g.step()
+        losses["d_through_g"].backward()
+
+    return {"a": a, "b": b, "c": c, "d": d}
+
+
+def _raising_orders() -> set[str]:
+    """The orders whose backward raises for a tensor changed in place, each run on a fresh GAN."""
+    import torch
+    from torch import nn
+
+    raising = set()
+    for letter, order in _gan_orders().items():
+        torch.manual_seed(0)
+        g = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 15))
+        d = nn.Sequential(nn.Linear(15, 16), nn.ReLU(), nn.Linear(16, 1), nn.Sigmoid())
+        opt_g, opt_d = torch.optim.Adam(g.parameters(), lr=1e-3), torch.optim.Adam(d.parameters(), lr=1e-3)
+        real, fake = torch.sin(torch.linspace(-1, 1, 15)).expand(8, 15), g(torch.randn(8, 5))
+        losses = {
+            "d": -(torch.log(d(real)) + torch.log(1 - d(fake.detach()))).mean(),
+            "g": torch.log(1 - d(fake)).mean(),
+            "d_through_g": -(torch.log(d(real)) + torch.log(1 - d(fake))).mean(),
+        }
+        try:
+            order(losses, opt_g, opt_d)
+        except RuntimeError as error:
+            if "inplace operation" in str(error):
+                raising.add(letter)
+    return raising
+
+
+_check_raising_orders = which_ones(_raising_orders, "abcd", "raise for a tensor changed in place")
 
 
 ACTIVITIES = (
@@ -117,25 +153,26 @@ ACTIVITIES = (
     ),
     Activity(
         id="16.2",
-        task=(
-            "Write clipped_step(model, optimizer, scaler, loss): a GradScaler step that clips the true "
-            "gradient at norm 1."
-        ),
-        names=("clipped_step",),
-        check=_check_step,
+        task="Predict how far one SGD step moves a parameter when its scaled gradient is clipped first.",
+        names=("moved",),
+        check=_check_moved,
         hints=(
-            "Scale the loss for backward; before clipping, the gradients must be unscaled.",
-            "backward on scaler.scale(loss), then scaler.unscale_(optimizer), clip_grad_norm_, "
-            "scaler.step(optimizer), scaler.update().",
+            "Follow the norm: what is it after scale(loss).backward(), after the clip, after step?",
+            "scaler.step unscales (divides by 2¹⁶) before the SGD update, since unscale_ was not called.",
         ),
-        solution=(
-            "def clipped_step(model, optimizer, scaler, loss):\n"
-            "    optimizer.zero_grad()\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.unscale_(optimizer)\n"
-            "    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()"
+        solution="moved = 1.52587890625e-05  # 1 / 2**16",
+    ),
+    Activity(
+        id="16.3",
+        task="Predict which of four orders of a GAN step's backward and step calls raise (in-place write).",
+        names=("raises",),
+        check=_check_raising_orders,
+        hints=(
+            "A step writes its network's parameters in place; a backward raises only when its record saved"
+            " some of them before that step.",
+            "g_loss's record goes through D and G; d_loss's (on fake.detach()) through D alone;"
+            " d_loss_through_g's through both.",
         ),
+        solution='raises = {"a", "d"}',
     ),
 )

@@ -17,25 +17,6 @@ TABLE = {
             "predicted_grad_after_5 = '15'",
         ],
     },
-    "02.2": {
-        "right": [
-            step(LOSS, "loss.backward()", "optimizer.step()", "optimizer.zero_grad()", "return loss"),
-            step("model.zero_grad()", LOSS, "loss.backward()", "optimizer.step()", "return loss"),
-            step(
-                "for p in model.parameters():",
-                "    p.grad = None",
-                LOSS,
-                "loss.backward()",
-                "optimizer.step()",
-            ),
-        ],
-        "wrong": [
-            step(LOSS, "loss.backward()", "optimizer.step()", "return loss"),
-            step(LOSS, "loss.backward()", "optimizer.zero_grad()", "optimizer.step()", "return loss"),
-            step(LOSS, "loss.backward()", "optimizer.zero_grad(set_to_none=False)", "optimizer.step()"),
-            step("optimizer.zero_grad()", LOSS, "loss.backward()", "return loss"),
-        ],
-    },
 }
 
 
@@ -68,33 +49,18 @@ TABLE["02.3"] = {
 
 TABLE["02.1"]["right"].append("predicted_grad_after_5 = torch.tensor([15.0])")
 TABLE["02.1"]["with_extra_lines"] = ["predicted_grad_after_5 = 15.0\nprint(predicted_grad_after_5)"]
-TABLE["02.2"]["wrong"] += [  # a step with no backward: gradients made up, not the loss's
-    step(
-        "optimizer.zero_grad()",
-        LOSS,
-        "for p in model.parameters():",
-        "    p.grad = torch.ones_like(p)",
-        "optimizer.step()",
-    ),
-    step(
-        "optimizer.zero_grad()",
-        LOSS,
-        "for p in model.parameters():",
-        "    p.grad = p.detach().clone()",
-        "optimizer.step()",
-    ),
-]
 TRY_STEP = (
     "probe_model = torch.nn.Linear(3, 1)\n"
     "probe_optimizer = torch.optim.SGD(probe_model.parameters(), lr=0.1)\n"
     "print({name}(probe_model, probe_optimizer, torch.randn(8, 3), torch.randn(8, 1)))\n"
 )
-TABLE["02.2"]["with_extra_lines"] = [
-    step("optimizer.zero_grad()", LOSS, "loss.backward()", "optimizer.step()", "return loss")
-    + TRY_STEP.format(name="fixed_step")
-    + TRY_STEP.format(name="fixed_step"),
-]
 TABLE["02.3"]["with_extra_lines"] = [
     micro("optimizer.zero_grad()", PARTS, PART_LOSS, "optimizer.step()")
     + TRY_STEP.format(name="fixed_micro_step"),
 ]
+
+TABLE["02.2"] = {
+    "right": ['step_sees = "B"', "step_sees = ' (b) '"],
+    "wrong": ['step_sees = "a"', 'step_sees = "d"', 'step_sees = "c"', "step_sees = 2"],
+    "with_extra_lines": ['step_sees = "b"\nprint(step_sees)'],
+}

@@ -10,23 +10,6 @@ TABLE = {
             'raising = "ac"',
         ],
     },
-    "03.2": {
-        "right": [
-            "step_state = lambda state, t: recur(state.detach(), sequence[t])",
-            (
-                "def step_state(state, t):\n"
-                "    state = state.detach().requires_grad_()\n"
-                "    return recur(state, sequence[t])"
-            ),
-            "def step_state(state, t):\n    return recur(state.detach().clone(), sequence[t])",
-        ],
-        "wrong": [
-            "def step_state(state, t):\n    return recur(state, sequence[t])",
-            "def step_state(state, t):\n    return recur(torch.zeros(4), sequence[t])",
-            "def step_state(state, t):\n    return recur(state, sequence[t]).detach()",
-            "def step_state(state, t):\n    return recur(torch.zeros_like(state), sequence[t])",
-        ],
-    },
 }
 
 TABLE["03.3"] = {
@@ -51,12 +34,17 @@ TABLE["03.1"]["with_extra_lines"] = [
     "loss.backward()\n"
     'raising = {"a", "c"}',
 ]
-TABLE["03.2"]["with_extra_lines"] = [
-    "def step_state(state, t):\n    return recur(state.detach(), sequence[t])\n\n\n"
-    "print(step_state(torch.zeros(4), 0))\n"
-    "step_state(step_state(torch.zeros(4), 0), 1).sum().backward()",
-]
 TABLE["03.3"]["with_extra_lines"] = [
     "def update_baseline(baseline, reward):\n    return 0.9 * baseline + 0.1 * reward.detach()\n\n\n"
     "print(update_baseline(torch.zeros(()), torch.tensor(1.0, requires_grad=True)))",
 ]
+
+TABLE["03.2"] = {
+    "right": ["predicted_sizes = [11, 20] * 2 + [11]", "predicted_sizes = (11, 20, 11, 20, 11)"],
+    "wrong": [
+        "predicted_sizes = [11, 20, 29, 38, 47]",  # as if nothing were detached
+        "predicted_sizes = [11, 11, 11, 11, 11]",  # as if every step were detached
+        "predicted_sizes = [20, 11, 20, 11, 20]",  # the detach comes before the step
+    ],
+    "with_extra_lines": ["predicted_sizes = [11, 20, 11, 20, 11]\nprint(sum(predicted_sizes))"],
+}

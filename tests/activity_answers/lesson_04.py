@@ -5,27 +5,6 @@ TABLE = {
         "right": ["predicted_version = 1 + 1 + 1", "predicted_version = int('3')"],
         "wrong": ["predicted_version = 2", "predicted_version = 4", "predicted_version = 3.0"],
     },
-    "04.2": {
-        "right": [
-            "x = torch.tensor([0.5, -1.0], requires_grad=True)\nfixed_out = 2 * torch.sigmoid(x * 3)",
-            "x = torch.tensor([0.5, -1.0], requires_grad=True)\nfixed_out = torch.sigmoid(x * 3).mul(2)",
-            "x = torch.tensor([0.5, -1.0], requires_grad=True)\nout = torch.sigmoid(x * 3)\n"
-            "fixed_out = out.clone().mul_(2)",
-        ],
-        "wrong": [
-            (
-                "x = torch.tensor([0.5, -1.0], requires_grad=True)\n"
-                "fixed_out = torch.sigmoid(x * 3)\n"
-                "fixed_out.mul_(2)"
-            ),
-            "x = torch.tensor([0.5, -1.0], requires_grad=True)\nfixed_out = torch.sigmoid(x * 3)",
-            "x = torch.tensor([0.5, -1.0])\nfixed_out = 2 * torch.sigmoid(x * 3)",
-            (
-                "x = torch.tensor([0.5, -1.0], requires_grad=True)\n"
-                "fixed_out = torch.sigmoid(x * 3).detach() * 2"
-            ),
-        ],
-    },
 }
 
 PROBE = (
@@ -50,13 +29,23 @@ TABLE["04.1"]["wrong"].remove("predicted_version = 3.0")
 TABLE["04.1"]["right"].append("predicted_version = 3.0")  # a whole number written as a float is that number
 TABLE["04.1"]["wrong"].append('predicted_version = "3"')
 TABLE["04.1"]["with_extra_lines"] = ["predicted_version = 3\nprint(predicted_version)"]
-TABLE["04.2"]["with_extra_lines"] = [  # the learner checks the fix their own way: backward on it
-    "x = torch.tensor([0.5, -1.0], requires_grad=True)\n"
-    "fixed_out = torch.sigmoid(x * 3) * 2\n"
-    "fixed_out.sum().backward()\n"
-    "print(x.grad)",
-    "x = torch.tensor([0.5, -1.0], requires_grad=True)\n"
-    "fixed_out = torch.sigmoid(x * 3) * 2\n"
-    "print(torch.autograd.grad(fixed_out.sum(), x))",
-]
 TABLE["04.3"]["with_extra_lines"] = ["largest_saved = (128, 512)\nprint(largest_saved)"]
+
+TABLE["04.2"] = {
+    "right": [
+        "breaks_backward = {'e', 'd', 'b'}",
+        'breaks_backward = ["b", "d", "e"]',
+        'breaks_backward = "bde"',
+    ],
+    "wrong": [
+        'breaks_backward = {"b", "d"}',  # relu also saves its output
+        'breaks_backward = {"a", "b", "c", "d", "e"}',  # every in-place write
+        'breaks_backward = {"b", "c", "d", "e"}',  # x**2 saves x, not its output
+    ],
+    "with_extra_lines": [
+        'breaks_backward = {"b", "d", "e"}\n'
+        "x = torch.tensor([0.5, -1.0], requires_grad=True)\n"
+        "with expect_error(RuntimeError, 'inplace'):\n"
+        "    torch.exp(x).mul_(2).sum().backward()",
+    ],
+}

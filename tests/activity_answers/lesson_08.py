@@ -1,21 +1,6 @@
 """Answers the lesson 08 checks must judge: right ones written another way, plausible wrong ones."""
 
 TABLE = {
-    "08.1": {
-        "right": [
-            "nan_pairs = [3, 1]",
-            "g = vmap(grad(pair_loss), in_dims=(None, 0, 0, 0))(\n"
-            "    params, points_b[left_b], points_b[right_b], torch.ones(8, device=device)\n"
-            ")\n"
-            'nan_pairs = [i for i in range(8) if not torch.isfinite(g["weight"][i]).all()]',
-        ],
-        "wrong": [
-            "nan_pairs = [2, 6]",
-            "nan_pairs = [3]",
-            "nan_pairs = []",
-            "nan_pairs = list(range(8))",
-        ],
-    },
     "08.2": {
         "right": [
             'anomaly_node = "SqrtBackward"',
@@ -31,6 +16,43 @@ TABLE = {
     },
 }
 
-TABLE["08.1"]["right"].append("nan_pairs = torch.tensor([1, 3])")
-TABLE["08.1"]["with_extra_lines"] = ["nan_pairs = [1, 3]\nprint(nan_pairs)"]
 TABLE["08.2"]["with_extra_lines"] = ['anomaly_node = "SqrtBackward0"\nprint(anomaly_node)']
+
+TABLE["08.1"] = {
+    "right": [
+        "nan_pairs = [7, 5]",
+        "g = vmap(grad(pair_loss), in_dims=(None, 0, 0, 0))(\n"
+        "    params, points_b[left_b], points_b[right_b], torch.ones(8, device=device)\n"
+        ")\n"
+        'nan_pairs = [i for i in range(8) if not torch.isfinite(g["weight"][i]).all()]',
+        "nan_pairs = torch.tensor([5, 7])",
+    ],
+    "wrong": [
+        "nan_pairs = [0, 3, 4, 7]",  # the rows, not the pairs
+        "nan_pairs = [5]",
+        "nan_pairs = []",
+        "nan_pairs = list(range(8))",
+        "nan_pairs = [1, 3]",
+    ],
+    "with_extra_lines": [
+        "g = vmap(grad(pair_loss), in_dims=(None, 0, 0, 0))(\n"
+        "    params, points_b[left_b], points_b[right_b], torch.ones(8, device=device)\n"
+        ")\n"
+        'nan_pairs = (~torch.isfinite(g["weight"]).flatten(1).all(dim=1)).nonzero().flatten().tolist()\n'
+        "print(nan_pairs, points_b[left_b[nan_pairs]])",
+    ],
+}
+
+TABLE["08.3"] = {
+    "right": ['refused = {"d", "a"}', 'refused = ["a", "d"]', 'refused = "ad"'],
+    "wrong": [
+        'refused = {"a"}',  # float() of a tensor asks for one Python number per sample
+        'refused = {"a", "b", "d"}',  # randomness="same" allows the noise
+        'refused = {"a", "d", "e"}',  # torch.where is a tensor operation
+    ],
+    "with_extra_lines": [
+        'refused = {"a", "d"}\n'
+        "clamped = vmap(grad(lambda w, xi: (w * xi).sum().clamp(min=0)), in_dims=(None, 0))\n"
+        "print(clamped(torch.ones(4, device=device), xs).shape)",
+    ],
+}

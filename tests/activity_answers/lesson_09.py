@@ -5,20 +5,6 @@ TABLE = {
         "right": ["predicted_x_grad = 48", "predicted_x_grad = 2 * 2 * 12.0"],
         "wrong": ["predicted_x_grad = 24.0", "predicted_x_grad = 12.0", 'predicted_x_grad = "48"'],
     },
-    "09.2": {
-        "right": [
-            "maxima = {}\n\n\ndef record_max(grad):\n    maxima.update(w=grad.abs().max().item())",
-            'maxima = {}\nrecord_max = lambda grad: maxima.__setitem__("w", grad.abs().max().item())',
-        ],
-        "wrong": [
-            'maxima = {}\nrecord_max = lambda grad: maxima.setdefault("w", grad.abs().max().item())',
-            'maxima = {}\n\n\ndef record_max(grad):\n    maxima["w"] = grad.abs().max()',
-            "maxima = {}\n\n\ndef record_max(grad):\n"
-            '    maxima["w"] = grad.abs().max().item()\n'
-            "    return grad.abs()",
-            'maxima = {}\n\n\ndef record_max(grad):\n    maxima["w"] = grad.max().item()',
-        ],
-    },
 }
 TABLE["09.3"] = {
     "right": [
@@ -52,14 +38,6 @@ TABLE["09.3"] = {
 }
 
 TABLE["09.1"]["with_extra_lines"] = ["predicted_x_grad = 48.0\nprint(predicted_x_grad)"]
-TABLE["09.2"]["with_extra_lines"] = [  # the learner tries the hook first: maxima already holds a value
-    "maxima = {}\n\n\ndef record_max(grad):\n"
-    '    maxima["w"] = grad.abs().max().item()\n\n\n'
-    "tried = torch.tensor([1.0, -7.0], requires_grad=True)\n"
-    "tried.register_hook(record_max)\n"
-    "(tried * 2).sum().backward()\n"
-    "print(maxima)",
-]
 TABLE["09.3"]["with_extra_lines"] = [
     TABLE["09.3"]["right"][0] + "\n\n\n"
     "tried, tried_norms = torch.nn.Linear(2, 1), {}\n"
@@ -68,3 +46,19 @@ TABLE["09.3"]["with_extra_lines"] = [
     "    tried_handle.remove()\n"
     "print(tried_norms)",
 ]
+
+TABLE["09.2"] = {
+    "right": ['harmless = {"e", "c", "b"}', 'harmless = ["b", "c", "e"]', 'harmless = "bce"'],
+    "wrong": [
+        'harmless = {"b"}',  # append returns None too; a clone has the same values
+        'harmless = {"b", "c"}',  # a returned clone replaces the gradient by equal values
+        'harmless = {"b", "c", "e", "f"}',  # a scalar cannot replace a (1,) gradient
+    ],
+    "with_extra_lines": [
+        'harmless = {"b", "c", "e"}\n'
+        "w2 = torch.tensor([2.0], requires_grad=True)\n"
+        "w2.register_hook(lambda g: g.clone())\n"
+        "(w2 * 3).backward()\n"
+        "print(w2.grad)",
+    ],
+}

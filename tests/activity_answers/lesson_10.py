@@ -12,34 +12,6 @@ TABLE = {
             "predicted_return = 7.0\npredicted_grad = [0.6, 0.8]",
         ],
     },
-    "10.2": {
-        "right": [
-            "def clipped_step(model, optimizer, x, y):\n"
-            "    optimizer.zero_grad(set_to_none=True)\n"
-            "    torch.nn.functional.mse_loss(model(x), y).backward()\n"
-            "    total = torch.nn.utils.clip_grad_norm_(list(model.parameters()), 1.0)\n"
-            "    optimizer.step()\n"
-            "    return total",
-        ],
-        "wrong": [
-            "def clipped_step(model, optimizer, x, y):\n"
-            "    optimizer.zero_grad()\n"
-            "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
-            "    ((model(x) - y) ** 2).mean().backward()\n"
-            "    optimizer.step()\n"
-            "    return norm",
-            "def clipped_step(model, optimizer, x, y):\n"
-            "    optimizer.zero_grad()\n"
-            "    ((model(x) - y) ** 2).mean().backward()\n"
-            "    optimizer.step()\n"
-            "    return torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)",
-            "def clipped_step(model, optimizer, x, y):\n"
-            "    optimizer.zero_grad()\n"
-            "    ((model(x) - y) ** 2).mean().backward()\n"
-            "    optimizer.step()\n"
-            "    return torch.tensor(1.0)",
-        ],
-    },
 }
 
 TABLE["10.1"]["right"].append(
@@ -48,15 +20,9 @@ TABLE["10.1"]["right"].append(
 TABLE["10.1"]["with_extra_lines"] = [
     "predicted_return = 5.0\npredicted_grad = [0.6, 0.8]\nprint(predicted_return, predicted_grad)",
 ]
-TABLE["10.2"]["with_extra_lines"] = [
-    "def clipped_step(model, optimizer, x, y):\n"
-    "    optimizer.zero_grad()\n"
-    "    loss = ((model(x) - y) ** 2).mean()\n"
-    "    loss.backward()\n"
-    "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
-    "    optimizer.step()\n"
-    "    return norm\n\n\n"
-    "tried = torch.nn.Linear(4, 1)\n"
-    "tried_optimizer = torch.optim.SGD(tried.parameters(), lr=0.1)\n"
-    "print(clipped_step(tried, tried_optimizer, torch.randn(8, 4), torch.randn(8, 1)))",
-]
+
+TABLE["10.2"] = {
+    "right": ['clip_after_step = "C"', "clip_after_step = '(c)'"],
+    "wrong": ['clip_after_step = "b"', 'clip_after_step = "a"', 'clip_after_step = ["c"]'],
+    "with_extra_lines": ['clip_after_step = "c"\nprint(clip_after_step)'],
+}

@@ -9,64 +9,21 @@ TABLE = {
             "predicted_stage = Stage.GRADS_ACCUMULATING",
         ],
     },
-    "13.2": {
-        "right": [
-            "class HeldNet(nn.Module):\n"
-            "    def __init__(self, layer):\n"
-            "        super().__init__()\n"
-            '        self.add_module("inner", layer)\n'
-            "        self.head = nn.Linear(4, 1)\n"
-            "\n"
-            "    def forward(self, x):\n"
-            "        return self.head(torch.tanh(self.inner(x)))",
-            "class HeldNet(nn.Module):\n"
-            "    def __init__(self, layer):\n"
-            "        super().__init__()\n"
-            "        self.body = nn.Sequential(layer, nn.Tanh(), nn.Linear(4, 1))\n"
-            "\n"
-            "    def forward(self, x):\n"
-            "        return self.body(x)",
-        ],
-        "wrong": [
-            "class HeldNet(nn.Module):\n"
-            "    def __init__(self, layer):\n"
-            "        super().__init__()\n"
-            "        self.parts = [layer]\n"
-            "        self.head = nn.Linear(4, 1)\n"
-            "\n"
-            "    def forward(self, x):\n"
-            "        return self.head(torch.tanh(self.parts[0](x)))",
-            "class HeldNet(nn.Module):\n"
-            "    def __init__(self, layer):\n"
-            "        super().__init__()\n"
-            "        self.layer = layer\n"
-            "        self.head = nn.Linear(4, 1)\n"
-            "\n"
-            "    def forward(self, x):\n"
-            "        return self.head(torch.tanh(outside(x)))",
-            "class HeldNet(nn.Module):\n"
-            "    def __init__(self, layer):\n"
-            "        super().__init__()\n"
-            "        self.layer = nn.Linear(4, 4)\n"
-            "        self.head = nn.Linear(4, 1)\n"
-            "\n"
-            "    def forward(self, x):\n"
-            "        return self.head(torch.tanh(self.layer(x)))",
-        ],
-    },
 }
 
 TABLE["13.1"]["with_extra_lines"] = ["predicted_stage = Stage.PARAMS_NOT_UPDATED\nprint(predicted_stage)"]
-TABLE["13.2"]["with_extra_lines"] = [
-    "class HeldNet(nn.Module):\n"
-    "    def __init__(self, layer):\n"
-    "        super().__init__()\n"
-    "        self.layer = layer\n"
-    "        self.head = nn.Linear(4, 1)\n"
-    "\n"
-    "    def forward(self, x):\n"
-    "        return self.head(torch.tanh(self.layer(x)))\n\n\n"
-    "tried = HeldNet(nn.Linear(4, 4))\n"
-    "tried(torch.randn(2, 4)).sum().backward()\n"
-    "print(len(list(tried.parameters())))",
-]
+
+TABLE["13.2"] = {
+    "right": ['registers = {"e", "d", "b"}', 'registers = ["b", "d", "e"]', 'registers = "bde"'],
+    "wrong": [
+        'registers = {"b", "d"}',  # add_module registers too
+        'registers = {"b", "c", "d", "e"}',  # a plain dict is not a ModuleDict
+        'registers = {"b", "d", "e", "g"}',  # __dict__ goes around __setattr__
+    ],
+    "with_extra_lines": [
+        'registers = {"b", "d", "e"}\n'
+        "probe = nn.Module()\n"
+        'probe.add_module("extra", nn.Linear(4, 4))\n'
+        "print(len(list(probe.parameters())))",
+    ],
+}

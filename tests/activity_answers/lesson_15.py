@@ -73,3 +73,13 @@ TABLE["15.2"]["with_extra_lines"] = [
     "TanhGate.apply(tried_x, torch.ones(2)).sum().backward()\n"
     "print(tried_x.grad)",
 ]
+
+TABLE["15.3"] = {
+    "right": ['twice_ok = {"e", "d", "a"}', 'twice_ok = ["a", "d", "e"]', 'twice_ok = "ade"'],
+    "wrong": [
+        'twice_ok = {"a", "e"}',  # clone is a recorded operation
+        'twice_ok = {"a", "b", "d", "e"}',  # .data is not recorded
+        'twice_ok = {"a", "c", "d", "e"}',  # neither is what runs under no_grad
+    ],
+    "with_extra_lines": ['twice_ok = {"a", "d", "e"}\nprint(len(twice_ok), "of 5")'],
+}

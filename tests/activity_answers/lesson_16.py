@@ -12,51 +12,30 @@ TABLE = {
             'keeps_graph = {"loss", "grad_norm", "penalty"}',
         ],
     },
-    "16.2": {
-        "right": [
-            "def clipped_step(model, optimizer, scaler, loss):\n"
-            "    for p in model.parameters():\n"
-            "        p.grad = None\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.unscale_(optimizer)\n"
-            "    torch.nn.utils.clip_grad_norm_(list(model.parameters()), 1.0)\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()",
-        ],
-        "wrong": [
-            "def clipped_step(model, optimizer, scaler, loss):\n"
-            "    optimizer.zero_grad()\n"
-            "    scaler.scale(loss).backward()\n"
-            "    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()",
-            "def clipped_step(model, optimizer, scaler, loss):\n"
-            "    optimizer.zero_grad()\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.unscale_(optimizer)\n"
-            "    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
-            "    optimizer.step()",
-            "def clipped_step(model, optimizer, scaler, loss):\n"
-            "    optimizer.zero_grad()\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()",
-        ],
-    },
 }
 
 TABLE["16.1"]["with_extra_lines"] = ['keeps_graph = {"loss", "penalty"}\nprint(sorted(keeps_graph))']
-TABLE["16.2"]["with_extra_lines"] = [
-    "def clipped_step(model, optimizer, scaler, loss):\n"
-    "    optimizer.zero_grad()\n"
-    "    scaler.scale(loss).backward()\n"
-    "    scaler.unscale_(optimizer)\n"
-    "    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
-    "    scaler.step(optimizer)\n"
-    "    scaler.update()\n\n\n"
-    "tried = nn.Linear(4, 3)\n"
-    "tried_optimizer = torch.optim.SGD(tried.parameters(), lr=0.1)\n"
-    'tried_scaler = torch.amp.GradScaler("cpu")\n'
-    "clipped_step(tried, tried_optimizer, tried_scaler, tried(torch.randn(2, 4)).sum())\n"
-    "print(tried.weight.grad.norm())",
-]
+
+TABLE["16.2"] = {
+    "right": ["moved = 2.0**-16", "moved = 1.5259e-05"],
+    "wrong": ["moved = 0.5", "moved = 1.0", "moved = 0.5 / 2**16", 'moved = "2**-16"'],
+    "with_extra_lines": [
+        "moved = 1 / 65536\n"
+        "p = nn.Parameter(torch.zeros(2))\n"
+        "optimizer = torch.optim.SGD([p], lr=1.0)\n"
+        "scaler = torch.amp.GradScaler(device.type, init_scale=2.0**16)\n"
+        "scaler.scale((p * torch.tensor([0.3, 0.4], device=device)).sum()).backward()\n"
+        "scaler.unscale_(optimizer)\n"
+        "print(p.grad.norm())",
+    ],
+}
+
+TABLE["16.3"] = {
+    "right": ['raises = {"d", "a"}', 'raises = ["a", "d"]', 'raises = "ad"'],
+    "wrong": [
+        'raises = {"a"}',  # opt_g.step() writes G's weights, which d_loss_through_g saved
+        'raises = {"a", "c", "d"}',  # d_loss on fake.detach() never reaches G
+        'raises = {"a", "b", "d"}',  # both backward calls before either step: nothing was written yet
+    ],
+    "with_extra_lines": ['raises = {"a", "d"}\nprint(sorted(raises))'],
+}
