@@ -108,7 +108,8 @@ def _with_cell(nb: nbformat.NotebookNode, source: str) -> bool:
             return False
     for cell in tagged:
         nb.cells.remove(cell)
-    # The cell prints nothing off Colab and Kaggle, so it stores no output and no execution count.
+    # The cell prints nothing off Colab and Kaggle, so it stores no output; executing the notebook
+    # (as every stored notebook is) gives it its count.
     cell = nbformat.v4.new_code_cell(source, metadata=copy.deepcopy(METADATA), execution_count=None)
     cell.id = CELL_ID
     index = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells))
@@ -117,13 +118,8 @@ def _with_cell(nb: nbformat.NotebookNode, source: str) -> bool:
 
 
 def _current(cell: nbformat.NotebookNode, source: str) -> bool:
-    """The cell has this source, the collapsed metadata, no output and no execution count."""
-    return (
-        cell.source == source
-        and not cell.outputs
-        and cell.get("execution_count") is None
-        and cell.get("metadata", {}) == METADATA
-    )
+    """The cell has this source, the collapsed metadata and no output."""
+    return cell.source == source and not cell.outputs and cell.get("metadata", {}) == METADATA
 
 
 def default_notebooks() -> list[Path]:

@@ -141,12 +141,7 @@ def test_parameters_cell_declares_typed_seed_and_device(path: Path) -> None:
 @by_name
 def test_executed_in_order_without_errors(path: Path) -> None:
     nb = load(path)
-    # the setup cell is stored unrun (no stale "[1]:" beside a cell the learner has not run)
-    counts = [
-        c.get("execution_count")
-        for c in code_cells(nb)
-        if "setup" not in c.get("metadata", {}).get("tags", [])
-    ]
+    counts = [c.get("execution_count") for c in code_cells(nb)]
     missing = [i for i, n in enumerate(counts) if n is None]
     assert not missing, f"{path.name}: code cells {missing} were never executed (store the notebook executed)"
     assert counts == sorted(counts) and len(set(counts)) == len(counts), (

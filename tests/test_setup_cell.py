@@ -92,8 +92,8 @@ def test_without_a_repository_the_hosted_cell_tells_the_learner_to_ask_the_sende
     assert "autograd_course" not in message and "--write" not in message and "pyproject" not in message
 
 
-def test_the_cell_is_written_collapsed_without_an_execution_count(tmp_path):
-    """Collapsed in JupyterLab and on Colab (a form under its title); no stale count beside it."""
+def test_the_cell_is_written_collapsed(tmp_path):
+    """Collapsed in JupyterLab and on Colab (a form under its title); executing the notebook counts it."""
     nb = nbformat.v4.new_notebook()
     old = nbformat.v4.new_code_cell("# an old setup cell", metadata={"tags": [TAG]}, execution_count=1)
     nb.cells = [old, nbformat.v4.new_code_cell("print(1)", execution_count=2)]
@@ -105,10 +105,10 @@ def test_the_cell_is_written_collapsed_without_an_execution_count(tmp_path):
     assert cell.metadata == {"tags": [TAG], "jupyter": {"source_hidden": True}, "cellView": "form"}
     assert cell.source.startswith("# @title ")  # the line Colab's form shows
     nb = nbformat.read(path, as_version=4)
-    nb.cells[0].execution_count = 1
+    nb.cells[0].execution_count = 1  # the notebook executed: still current
     nbformat.write(nb, path)
-    assert stale_notebooks([path], repo=REPO) == [path]
-    nb.cells[0].execution_count, nb.cells[0].metadata = None, {"tags": [TAG]}  # expanded again: stale too
+    assert stale_notebooks([path], repo=REPO) == []
+    nb.cells[0].metadata = {"tags": [TAG]}  # expanded again: stale
     nbformat.write(nb, path)
     assert stale_notebooks([path], repo=REPO) == [path]
 
