@@ -17,6 +17,7 @@ import json
 import re
 import secrets
 import shutil
+from importlib.metadata import metadata, requires
 from pathlib import Path
 
 import nbformat
@@ -153,8 +154,6 @@ def _write_course(out: Path) -> list[Path]:
         dest = target / path.relative_to(package_root)
         dest.parent.mkdir(parents=True, exist_ok=True)
         written.append(Path(shutil.copyfile(path, dest)))
-    from importlib.metadata import metadata, requires
-
     core = [r for r in requires("autograd-debugging-course") or [] if "extra ==" not in r]
     version = metadata("autograd-debugging-course")["Version"]
     pyproject = _LEARNER_PYPROJECT.format(version=version, dependencies=json.dumps(core))

@@ -85,7 +85,7 @@ def _entry(r: Any) -> list[str]:
     title = f"Exercise {r.exercise}, part {r.part}" if r.part else f"`{r.submission}`"
     points = f" ({r.points:g} / {r.max_points:g} points)" if r.max_points else ""
     lines = [f"## {title}: {r.status.replace('_', ' ')}{points}", ""]
-    if r.part and getattr(r, "mode", ""):
+    if r.part and r.mode:
         lines += [f"*A {r.mode} notebook; graded by the grader on inputs you had not seen.*", ""]
     if r.message:
         lines += [r.message, ""]

@@ -54,7 +54,7 @@ def _order(r: Record) -> tuple:
 def _flag_lines(records: list) -> list[str]:
     """Summary lines for the instructor: practice notebooks, and what the grader flagged in answers."""
     lines: list[str] = []
-    practice = sorted({r.submission for r in records if r.part and getattr(r, "mode", "") == "practice"})
+    practice = sorted({r.submission for r in records if r.part and r.mode == "practice"})
     if practice:
         lines += [
             "",

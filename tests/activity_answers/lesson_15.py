@@ -1,5 +1,7 @@
 """Answers the lesson 15 checks must judge: right ones written another way, plausible wrong ones."""
 
+from autograd_course.yourturn.lesson_15 import ACTIVITIES
+
 TABLE = {
     "15.1": {
         "right": ["running_mean_moves = not False", "running_mean_moves = model.training"],
@@ -56,20 +58,10 @@ TABLE = {
 }
 
 TABLE["15.1"]["with_extra_lines"] = ["running_mean_moves = True\nprint(running_mean_moves)"]
+# the declared solution, then the learner's own try of it (a backward on their own tensor)
 TABLE["15.2"]["with_extra_lines"] = [
-    "class TanhGate(torch.autograd.Function):\n"
-    "    @staticmethod\n"
-    "    def forward(ctx, x, w):\n"
-    "        t = torch.tanh(x * w)\n"
-    "        ctx.save_for_backward(x, w, t)\n"
-    "        return t\n"
-    "\n"
-    "    @staticmethod\n"
-    "    def backward(ctx, grad):\n"
-    "        x, w, t = ctx.saved_tensors\n"
-    "        d = grad * (1 - t**2)\n"
-    "        return d * w, d * x\n\n\n"
-    "tried_x = torch.ones(2, requires_grad=True)\n"
+    next(a.solution for a in ACTIVITIES if a.id == "15.2")
+    + "\n\n\ntried_x = torch.ones(2, requires_grad=True)\n"
     "TanhGate.apply(tried_x, torch.ones(2)).sum().backward()\n"
     "print(tried_x.grad)",
 ]
