@@ -21,12 +21,17 @@ TEARDOWN_ERROR = "uncaught Error: Disposed"  # see LabPage.close_all
 
 _APP_READY = "() => !!(window.jupyterapp && window.jupyterapp.shell && window.jupyterapp.commands)"
 
-_OPEN = """async (path) => {
+# Started, not awaited: a promise held across page.evaluate can be collected while JupyterLab is busy
+# ("Resulting promise was garbage collected", seen in CI); open() polls for the notebook instead.
+_OPEN = """(path) => {
   const app = window.jupyterapp;
-  const panel = await app.commands.execute("docmanager:open", { path, factory: "Notebook" });
-  await panel.context.ready;
-  app.shell.activateById(panel.id);
-  return panel.id;
+  app.commands.execute("docmanager:open", { path, factory: "Notebook" }).then((panel) =>
+    panel.context.ready.then(() => app.shell.activateById(panel.id)));
+}"""
+
+_OPENED = """(path) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  return !!panel && !!panel.context && panel.context.path === path && panel.context.isReady;
 }"""
 
 _KERNEL_IDLE = """() => {
@@ -72,6 +77,7 @@ class LabPage:
     def open(self, path: str, timeout: float = 90.0) -> None:
         """Open a notebook (path relative to the server root) and wait until its kernel is idle."""
         self.page.evaluate(_OPEN, path)
+        self.page.wait_for_function(_OPENED, arg=path, timeout=timeout * 1000, polling=200)
         self.page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout * 1000)
         self.page.wait_for_function(_KERNEL_IDLE, timeout=timeout * 1000, polling=200)
 
