@@ -7,9 +7,9 @@ repetition, in turn, so load on the machine hits them alike; each figure is the 
 the repetitions and each ratio is against a baseline measured in the same repetitions.
 Gradient reports are also timed at three scales against torch.nn.utils.get_total_norm
 (deep: 200 x 256x256, many small: 2,000 tensors, in one ParameterList and in 1,000 Linear
-modules, few huge: 20 x 2048x2048) and on the gradients of deep stacks that vanish (the
-issue's 100 x (Linear(256, 256) + ReLU) at default init), explode, overflow float32 squares or
-are all zero (relu_stack_grads). Extra peak memory
+modules, few huge: 20 x 2048x2048) and on the gradients of deep stacks that vanish (100 x
+(Linear(256, 256) + ReLU) at PyTorch's default init), explode, overflow float32 squares, hold
+zeros or are all zero (relu_stack_grads). Extra peak memory
 of diagnose and watch_non_finite (over the same plain steps, in parameter bytes) is measured on
 the Linear stack and on a real model (torchvision's resnet18 where it imports, else the
 ResNet-18-shaped network of tests/real_models.py at full width): CUDA's peak allocator
@@ -133,11 +133,13 @@ MODULES = "many small, in modules: 1000 x Linear(32, 32)"
 def relu_stack_grads(kind: str) -> list[torch.Tensor]:
     """The gradients of 100 x Linear(256, 256) after one backward of a batch of 64 (MSE loss).
 
-    "vanish": with ReLU, PyTorch's default init (the issue's model: early gradients fall below
+    "vanish": with ReLU, PyTorch's default init (early gradients fall below
     float32's normal range, many float32 norms read 0). "explode": no activation, orthogonal
     weights with gain 1.1 (norms 1e4 to 1e9, above EXPLODING, squares within float32).
     "overflow": gain 1.4 (finite gradients near 1e27 whose float32 squares overflow: their norms read
-    inf). "zeros": with ReLU and every bias -1 (every ReLU dead, every gradient exactly 0).
+    inf). "dead": with ReLU, orthogonal gain 2 and half of every layer's units dead (bias -1000):
+    gradients that hold zeros (89% of the weights' elements) and finite norms. "zeros": with ReLU
+    and every bias -1 (every ReLU dead, every gradient exactly 0).
     """
     torch.manual_seed(0)
     layers: list[nn.Module] = []
@@ -148,6 +150,10 @@ def relu_stack_grads(kind: str) -> list[torch.Tensor]:
             nn.init.zeros_(layer.bias)
         if kind == "zeros":
             nn.init.constant_(layer.bias, -1.0)
+        if kind == "dead":
+            nn.init.orthogonal_(layer.weight, gain=2.0)
+            nn.init.zeros_(layer.bias)
+            nn.init.constant_(layer.bias[:128], -1000.0)
         layers += [layer] if kind in ("explode", "overflow") else [layer, nn.ReLU()]
     model = nn.Sequential(*layers)
     x, y = torch.randn(64, 256), torch.randn(64, 256)
@@ -159,12 +165,13 @@ CONDITIONED = {
     "vanish: 100 x (Linear(256,256)+ReLU), default init": "vanish",
     "explode: 100 x Linear(256,256), orthogonal gain 1.1": "explode",
     "overflow: 100 x Linear(256,256), orthogonal gain 1.4": "overflow",
+    "dead: 100 x (Linear(256,256)+ReLU), half the units dead": "dead",
     "zeros: 100 x (Linear(256,256)+ReLU), biases -1": "zeros",
 }
 
 
 def scales() -> dict[str, list[torch.Tensor]]:
-    """The gradient shapes of the issue, as lists of gradient tensors: the 2,000 small ones twice,
+    """The gradient shapes measured, as lists of gradient tensors: the 2,000 small ones twice,
     held by one ParameterList and by 1,000 Linear modules (a model's walk over them costs more)."""
     torch.manual_seed(0)
     small = [torch.randn(32, 32) if i % 2 == 0 else torch.randn(32) for i in range(2000)]

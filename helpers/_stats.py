@@ -202,11 +202,14 @@ def norms(tensors: Sequence[torch.Tensor]) -> list[float]:
     return result
 
 
+_SUMMED_IN_FLOAT32 = (torch.float32, torch.float16, torch.bfloat16)
+
+
 def _summed_in_float32(tensor: torch.Tensor) -> bool:
     """Whether norms() sums this tensor's squares in float32 (see _looped_norms, _foreach_norms)."""
-    if tensor.dtype == torch.float64 or not tensor.is_floating_point() or tensor.layout != torch.strided:
+    if tensor.dtype not in _SUMMED_IN_FLOAT32 or tensor.layout != torch.strided:
         return False
-    return use_foreach(tensor.device) or tensor.numel() > _SMALL  # the tensors _looped_norms measures alone
+    return tensor.numel() > _SMALL or use_foreach(tensor.device)  # the tensors _looped_norms measures alone
 
 
 def to_look_at(tensors: Sequence[torch.Tensor], measured: Sequence[float]) -> list[int]:
@@ -238,24 +241,24 @@ def exact_figures(tensors: Sequence[torch.Tensor]) -> list[tuple[int, int, float
     tensors that hold NaN or Inf (second_look)."""
     if not tensors:
         return []
-    return [(int(nan), int(inf), norm) for nan, inf, norm in _count_rows(tensors, tensors[0].device).tolist()]
+    return _triples(_read([], tensors, tensors[0].device))
 
 
-# A float32 tensor whose norm reads 0 or below TINY_NORM holds only elements below 1e-18: times
-# 2**100 they are below 1.3e12 and their squares are normal floats (the smallest, 1.4e-45, becomes
-# 1.8e-15). One whose norm overflows: times 2**-100 its finite elements square without overflow,
-# and those that fall below float32's range weigh nothing beside a norm above 1.8e19. Powers of 2
-# scale exactly, so the rescaled norm, divided back in float64, is the norm at float32 precision.
-_UP, _DOWN = 2.0**100, 2.0**-100
+# A float32 norm that overflowed (a finite element above 1.8e19 squares to inf) is measured again on
+# the tensor times 2**-100: its finite elements then square without overflow, and those that fall
+# below float32's range weigh nothing beside a norm above 1.8e19. A power of 2 scales exactly, so
+# the rescaled norm, divided back in float64, is the norm at float32 precision. One multiply into
+# a scratch tensor and one float32 norm: cheaper than a float64 copy of huge values.
+_DOWN = 2.0**-100
 
 
-def _rescaled_norms(tensors: Sequence[torch.Tensor], scales: Sequence[float]) -> list[torch.Tensor]:
-    """The float32 (float64 for double) L2 norm of each tensor * its scale (a power of 2), as 0-dim
-    tensors on their devices. The products go into one scratch tensor per shape, dtype and device,
-    reused (a model has few shapes): no memory is allocated per tensor. Called under no_grad."""
+def _overflowed_norms(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
+    """The L2 norm of each tensor * 2**-100 (float64 for double), as 0-dim tensors on their devices.
+    The products go into one scratch tensor per shape, dtype and device, reused (a model has few
+    shapes): no memory is allocated per tensor. Called under no_grad."""
     scratch: dict[tuple[torch.Size, torch.dtype, torch.device], torch.Tensor] = {}
     result = []
-    for tensor, scale in zip(tensors, scales):
+    for tensor in tensors:
         if tensor.dtype is not torch.float32 or tensor.layout is not torch.strided:
             tensor = dense_values(tensor)
             acc = _accumulation_dtype(tensor.dtype)
@@ -264,42 +267,93 @@ def _rescaled_norms(tensors: Sequence[torch.Tensor], scales: Sequence[float]) ->
         out = scratch.get(key)
         if out is None:
             out = scratch[key] = torch.empty(key[0], dtype=key[1], device=key[2])
-        result.append(torch.linalg.vector_norm(torch.mul(tensor, scale, out=out)))
+        result.append(torch.linalg.vector_norm(torch.mul(tensor, _DOWN, out=out)))
     return result
+
+
+def _exact_norms(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
+    """exact_norm of each tensor, strided real ones copied into one float64 scratch tensor per shape
+    and device, reused: no memory is allocated per tensor. Called under no_grad."""
+    scratch: dict[tuple[torch.Size, torch.device], torch.Tensor] = {}
+    result = []
+    for tensor in tensors:
+        if tensor.is_complex() or tensor.layout is not torch.strided:
+            result.append(exact_norm(tensor))
+            continue
+        key = (tensor.shape, tensor.device)
+        out = scratch.get(key)
+        if out is None:
+            out = scratch[key] = torch.empty(key[0], dtype=torch.float64, device=key[1])
+        result.append(torch.linalg.vector_norm(out.copy_(tensor)))
+    return result
+
+
+def _zero_bits(tensor: torch.Tensor) -> torch.Tensor:
+    """Whether any byte of a strided tensor is non-zero, as a 0-dim bool tensor on its device: False
+    proves every element +0.0. An integer pass over the bytes, which costs no more on subnormal
+    floats, where float arithmetic on the CPU is up to 40 times slower. True for -0.0 too, so
+    the caller then measures the norm. A tensor whose bytes are not contiguous is copied first."""
+    return tensor.contiguous().view(torch.uint8).any()
+
+
+def _read(
+    looks: Sequence[Sequence[torch.Tensor]], rows: Sequence[torch.Tensor], device: torch.device
+) -> list[float]:
+    """Lists of 0-dim tensors (one dtype each), then NaN/Inf/norm rows of tensors (_count_rows),
+    flattened, as Python floats: one host read, none when there is nothing to read."""
+    parts = [torch.stack([on_device(s, device) for s in look]).double() for look in looks if look]
+    if rows:
+        parts.append(_count_rows(rows, device).reshape(-1))
+    return torch.cat(parts).tolist() if parts else []
+
+
+def _triples(numbers: Sequence[float]) -> list[tuple[int, int, float]]:
+    return [(int(numbers[k]), int(numbers[k + 1]), numbers[k + 2]) for k in range(0, len(numbers), 3)]
 
 
 @torch.no_grad()
 def second_look(tensors: Sequence[torch.Tensor], measured: Sequence[float]) -> list[tuple[int, int, float]]:
     """(NaN count, Inf count, norm) of the tensors to_look_at picked, given their first norms.
 
-    A float32 sum that read 0, tiny or infinite is measured again on the tensor scaled by a power
-    of 2 (one kernel and one pass, where a float64 copy and NaN/Inf counts cost several): a
-    finite result proves every element finite. Tensors that hold NaN or Inf are counted
-    (exact_figures), at once where the first norm proves it, else after the rescaled norm: one
-    host read, a second only for Inf in a tensor whose float32 norm had overflowed.
+    What each first norm leaves open, and how it is settled:
+    - a float32 sum that read 0: every element is below 2.6e-23, or zero. A byte test proves a
+      zero gradient (a dead layer's) zero; the others are measured exactly in float64.
+    - a float32 sum below TINY_NORM: measured exactly in float64 (exact_norm). A float64 copy
+      costs about the same at every magnitude, where a float32 pass costs 10 to 40 times more
+      over subnormal elements (the earliest layers of a vanishing stack).
+    - a float32 sum that read inf: measured again on the tensor times 2**-100; a finite result
+      proves every element finite (an overflow), an infinite one is counted (an Inf).
+    - NaN, or Inf in a tensor measured exactly: NaN and Inf counted (exact_figures).
+    A float32 sum that is finite proves the tensor holds no NaN or Inf. One host read; a second
+    for zero-reading tensors the byte test did not prove zero and for an Inf in a large tensor.
     """
-    if not tensors:
-        return []
-    first = tensors[0].device
-    scaled = [i for i, n in enumerate(measured) if not math.isnan(n) and _summed_in_float32(tensors[i])]
-    scales = {i: _DOWN if measured[i] == math.inf else _UP for i in scaled}
-    counted = [i for i in range(len(tensors)) if i not in scales]
-    rescaled = _rescaled_norms([tensors[i] for i in scaled], [scales[i] for i in scaled])
-    if any(n.device != first for n in rescaled):
-        rescaled = [on_device(n, first) for n in rescaled]
-    parts = [torch.stack(rescaled).double()] if scaled else []
-    if counted:
-        parts.append(_count_rows([tensors[i] for i in counted], first).reshape(-1))
-    numbers = torch.cat(parts).tolist()  # the one host read
+    first = tensors[0].device if tensors else torch.device("cpu")
+    f32 = [not math.isnan(n) and _summed_in_float32(t) for t, n in zip(tensors, measured)]
+    zero = [i for i, n in enumerate(measured) if f32[i] and n == 0.0]
+    tiny = [i for i, n in enumerate(measured) if f32[i] and 0.0 < n < math.inf]
+    over = [i for i, n in enumerate(measured) if f32[i] and n == math.inf]
+    counted = [i for i in range(len(tensors)) if not f32[i]]
+    looks = [
+        [_zero_bits(tensors[i]) for i in zero],
+        _exact_norms([tensors[i] for i in tiny]),
+        _overflowed_norms([tensors[i] for i in over]),
+    ]
+    numbers = _read(looks, [tensors[i] for i in counted], first)
     result: list[tuple[int, int, float]] = [(0, 0, 0.0)] * len(tensors)
-    for i, n in zip(scaled, numbers):
-        result[i] = (0, 0, n / scales[i])
-    rest = numbers[len(scaled) :]
-    for k, i in enumerate(counted):
-        nan, inf, norm = rest[3 * k : 3 * k + 3]
-        result[i] = (int(nan), int(inf), norm)
-    still = [i for i in scaled if not math.isfinite(result[i][2])]  # an Inf, not an overflow
-    for i, figures in zip(still, exact_figures([tensors[i] for i in still])):
+    unproven = [i for i, nonzero in zip(zero, numbers) if nonzero]
+    numbers = numbers[len(zero) :]
+    for i, norm in zip(tiny, numbers):
+        result[i] = (0, 0, norm)
+    numbers = numbers[len(tiny) :]
+    for i, norm in zip(over, numbers):
+        result[i] = (0, 0, norm / _DOWN)
+    for i, figures in zip(counted, _triples(numbers[len(over) :])):
+        result[i] = figures
+    infinite = [i for i in over if result[i][2] == math.inf]  # an Inf, not an overflow
+    again = _read([_exact_norms([tensors[i] for i in unproven])], [tensors[i] for i in infinite], first)
+    for i, norm in zip(unproven, again):
+        result[i] = (0, 0, norm)
+    for i, figures in zip(infinite, _triples(again[len(unproven) :])):
         result[i] = figures
     return result
 

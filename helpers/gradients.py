@@ -84,7 +84,7 @@ def _figures(grads: list[torch.Tensor | None]) -> tuple[list, list, list[int], l
 
     One host read measures every norm; a second look (second_look) is taken only where a norm
     is not finite, to count NaN and Inf, or where a float32 sum of squares underflowed or
-    overflowed (to_look_at): it measures those again, rescaled by a power of 2.
+    overflowed (to_look_at): it proves a zero gradient zero, and measures the others exactly.
     """
     where = [i for i, g in enumerate(grads) if g is not None]
     present = [grads[i] for i in where]

@@ -116,9 +116,31 @@ def test_only_norms_float32_cannot_give_are_looked_at_again(value, large_doubtfu
         return
     with count_host_syncs() as reads:
         (again,) = second_look([t], [n])
-    # rescaled by a power of 2, summed in float32 again: the norm at float32 precision, counts exact
+    # measured exactly, or rescaled by a power of 2 and summed in float32: counts exact
     assert again[:2] == (nan, inf) and again[2] == pytest.approx(want, rel=1e-5, nan_ok=True)
-    assert reads.count == (2 if value == float("inf") and numel > _stats._SMALL else 1), reads
+    # A second read only for a large tensor: an Inf that is not an overflow, or a norm that read 0
+    # over elements that are not all +0.0 (the byte test could not prove it zero).
+    second = numel > _stats._SMALL and (value == float("inf") or (n == 0.0 and value != 0.0))
+    assert reads.count == (2 if second else 1), reads
+
+
+@pytest.mark.parametrize(
+    "tensor",
+    [
+        torch.full((5000,), -0.0),  # -0.0 has a byte set: measured, and still 0
+        torch.zeros(100, 100).t(),  # not contiguous: copied for the byte test
+        torch.zeros(5000).index_fill_(0, torch.tensor([17]), 1e-44),  # one subnormal among zeros
+        torch.full((5000,), 1e-40),  # every element subnormal
+        torch.zeros(5000, dtype=torch.bfloat16).index_fill_(0, torch.tensor([3]), 1e-30),
+    ],
+    ids=["negative zero", "transposed", "one subnormal", "all subnormal", "bfloat16"],
+)
+def test_a_norm_that_reads_zero_is_settled_exactly(tensor):
+    (n,) = norms([tensor])
+    assert n == 0.0 and _stats.to_look_at([tensor], [n]) == [0]
+    ((nan, inf, exact),) = second_look([tensor], [n])
+    assert (nan, inf) == (0, 0)
+    assert exact == torch.linalg.vector_norm(tensor.double()).item()  # exact: float64 of every element
 
 
 def test_exact_figures_count_complex_and_sparse_values():
