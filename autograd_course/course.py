@@ -91,7 +91,12 @@ COURSE_MAP: tuple[Lesson, ...] = (
     Lesson(
         "11",
         "Gradients as values",
-        "non-scalar backward, autograd.grad, finite differences, forward mode, gradcheck",
+        "non-scalar backward (vector-Jacobian products), autograd.grad, create_graph for gradient penalties",
+    ),
+    Lesson(
+        "12",
+        "Checking a gradient",
+        "a wrong custom backward, finite differences in float64, forward mode (jvp, dual numbers), gradcheck",
     ),
     Lesson("13", "A debugging harness", "one batch, one step: the checklist on a real model"),
     Lesson(
