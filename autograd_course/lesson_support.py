@@ -106,7 +106,7 @@ def plot_curves(
 def plot_fd_errors(
     eps_values: Sequence[float], errors: dict[Any, Sequence[float]], default_eps: float
 ) -> None:
-    """Lesson 11: worst finite-difference error against epsilon, one line per dtype, log-log."""
+    """Lesson 12: worst finite-difference error against epsilon, one line per dtype, log-log."""
     import matplotlib.pyplot as plt
 
     _fig, ax = plt.subplots(figsize=(5.5, 3.2))
