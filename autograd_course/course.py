@@ -91,33 +91,38 @@ COURSE_MAP: tuple[Lesson, ...] = (
     Lesson(
         "11",
         "Gradients as values",
-        "non-scalar backward, autograd.grad, finite differences, forward mode, gradcheck",
+        "non-scalar backward (vector-Jacobian products), autograd.grad, create_graph for gradient penalties",
     ),
-    Lesson("12", "A debugging harness", "one batch, one step: the checklist on a real model"),
     Lesson(
-        "13",
+        "12",
+        "Checking a gradient",
+        "a wrong custom backward, finite differences in float64, forward mode (jvp, dual numbers), gradcheck",
+    ),
+    Lesson("13", "A debugging harness", "one batch, one step: the checklist on a real model"),
+    Lesson(
+        "14",
         "The autograd doctor",
         "diagnose() and watch_non_finite() on every bug; runs that differ without a bug",
     ),
     Lesson(
-        "14",
+        "15",
         "Bugs from the field: registration",
         "plain lists, dicts and tuples, .to() copies that are not leaves",
     ),
     Lesson(
-        "15",
+        "16",
         "Bugs from the field: layers",
         "BatchNorm under no_grad, softmax + CE, a custom autograd.Function (twice differentiable),"
         " in place on views",
     ),
     Lesson(
-        "16",
+        "17",
         "Bugs from the field: the training loop",
         "loss logging that keeps graphs, GradScaler skips and clipping, pure float16 with Adam,"
         " schedules stepped per batch, optimizer.step() as an in-place write",
     ),
     Lesson(
-        "17",
+        "18",
         "Bugs from the field: wrappers",
         "DDP unused parameters, activation checkpointing, torch.compile hooks, module backward hooks",
     ),

@@ -1,4 +1,4 @@
-"""Support code for lessons 07-13 that is not the lesson: anomaly-warning parsing, timing, plots."""
+"""Support code for lessons 07-14 that is not the lesson: anomaly-warning parsing, timing, plots."""
 
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def plot_curves(
 def plot_fd_errors(
     eps_values: Sequence[float], errors: dict[Any, Sequence[float]], default_eps: float
 ) -> None:
-    """Lesson 11: worst finite-difference error against epsilon, one line per dtype, log-log."""
+    """Lesson 12: worst finite-difference error against epsilon, one line per dtype, log-log."""
     import matplotlib.pyplot as plt
 
     _fig, ax = plt.subplots(figsize=(5.5, 3.2))
@@ -122,7 +122,7 @@ def plot_fd_errors(
 
 
 def plot_layer_magnitudes(names: Sequence[str], rms: Sequence[float], norm: Sequence[float]) -> None:
-    """Lesson 12: per-layer gradient RMS (a typical element) and norm (the whole tensor), log scale."""
+    """Lesson 13: per-layer gradient RMS (a typical element) and norm (the whole tensor), log scale."""
     import matplotlib.pyplot as plt
 
     _fig, ax = plt.subplots(figsize=(5.5, 2.8))

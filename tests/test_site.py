@@ -288,4 +288,4 @@ def test_outputs_that_answer_an_activity_are_folded_as_in_a_learners_copy():
             )
             assert body.find('<div class="output_wrapper">', start) > details, (path.name, activity)
             folded += 1
-    assert folded >= 3  # 03.1, 06.1, 15.1 and the lessons' other revealing cells
+    assert folded >= 3  # 03.1, 06.1, 16.1 and the lessons' other revealing cells

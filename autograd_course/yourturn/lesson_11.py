@@ -55,54 +55,6 @@ def _differentiable_again() -> set[str]:
 _check_again = which_ones(_differentiable_again, "abcd", "can be differentiated again")
 
 
-def _ways_113() -> dict:
-    """Four ways to compute the derivative of f at x along u, each a function of (torch, f, x, u)."""
-
-    def central_difference(torch, f, x, u):
-        return ((f(x + 1e-3 * u) - f(x - 1e-3 * u)) / 2e-3).item()
-
-    def func_jvp(torch, f, x, u):
-        return torch.func.jvp(f, (x,), (u,))[1].item()
-
-    def backward_then_dot(torch, f, x, u):
-        leaf = x.clone().requires_grad_()
-        f(leaf).backward()
-        return (leaf.grad * u).sum().item()
-
-    def dual_numbers(torch, f, x, u):
-        fwd = torch.autograd.forward_ad
-        with fwd.dual_level():
-            return fwd.unpack_dual(f(fwd.make_dual(x, u))).tangent.item()
-
-    return {"a": central_difference, "b": func_jvp, "c": backward_then_dot, "d": dual_numbers}
-
-
-def _exact_ways() -> set[str]:
-    """The ways that run under no_grad and land within 2e-6 (relative) of the float64 value."""
-    import torch
-
-    gen = torch.Generator().manual_seed(3)
-    x, u = torch.randn(8, generator=gen), torch.randn(8, generator=gen)
-
-    def f(t):
-        return (torch.exp(2 * t) * torch.sin(3 * t)).sum()
-
-    exact = torch.func.jvp(f, (x.double(),), (u.double(),))[1].item()
-    exact_ways = set()
-    for letter, way in _ways_113().items():
-        try:
-            with torch.no_grad():
-                value = way(torch, f, x, u)
-        except RuntimeError:
-            continue
-        if abs(value - exact) <= 2e-6 * abs(exact):
-            exact_ways.add(letter)
-    return exact_ways
-
-
-_check_exact_ways = which_ones(_exact_ways, "abcd", "run under no_grad and are exact to 2e-6 in float32")
-
-
 ACTIVITIES = (
     Activity(
         id="11.1",
@@ -126,17 +78,5 @@ ACTIVITIES = (
             "detach() drops whatever record a tensor had.",
         ),
         solution='again = {"a", "c"}',
-    ),
-    Activity(
-        id="11.3",
-        task="Predict which of four directional derivatives work under no_grad, exact in float32.",
-        names=("exact_ways",),
-        check=_check_exact_ways,
-        hints=(
-            "Two questions for each way: does it need a backward pass (refused when nothing is recorded)?"
-            " Does it divide a float32 difference by a small step?",
-            "Forward mode carries the tangent with the value in the same pass; no_grad stops only recording.",
-        ),
-        solution='exact_ways = {"b", "d"}',
     ),
 )

@@ -1,107 +1,133 @@
-"""Your-turn activities of lesson 12 · A debugging harness."""
+"""Your-turn activities of lesson 12 · Checking a gradient."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from autograd_course.yourturn.answers import member_name
+from autograd_course.yourturn.answers import whole_number_of
 from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
 
-def _frozen_and_left_out_status() -> str:
-    """What classify_parameter_gradients says of a frozen parameter left out of the optimizer."""
+def _ways_121() -> dict:
+    """Four ways to compute the derivative of f at x along u, each a function of (torch, f, x, u)."""
+
+    def central_difference(torch, f, x, u):
+        return ((f(x + 1e-3 * u) - f(x - 1e-3 * u)) / 2e-3).item()
+
+    def func_jvp(torch, f, x, u):
+        return torch.func.jvp(f, (x,), (u,))[1].item()
+
+    def backward_then_dot(torch, f, x, u):
+        leaf = x.clone().requires_grad_()
+        f(leaf).backward()
+        return (leaf.grad * u).sum().item()
+
+    def dual_numbers(torch, f, x, u):
+        fwd = torch.autograd.forward_ad
+        with fwd.dual_level():
+            return fwd.unpack_dual(f(fwd.make_dual(x, u))).tangent.item()
+
+    return {"a": central_difference, "b": func_jvp, "c": backward_then_dot, "d": dual_numbers}
+
+
+def _exact_ways() -> set[str]:
+    """The ways that run under no_grad and land within 2e-6 (relative) of the float64 value."""
+    import torch
+
+    gen = torch.Generator().manual_seed(3)
+    x, u = torch.randn(8, generator=gen), torch.randn(8, generator=gen)
+
+    def f(t):
+        return (torch.exp(2 * t) * torch.sin(3 * t)).sum()
+
+    exact = torch.func.jvp(f, (x.double(),), (u.double(),))[1].item()
+    exact_ways = set()
+    for letter, way in _ways_121().items():
+        try:
+            with torch.no_grad():
+                value = way(torch, f, x, u)
+        except RuntimeError:
+            continue
+        if abs(value - exact) <= 2e-6 * abs(exact):
+            exact_ways.add(letter)
+    return exact_ways
+
+
+_check_exact_ways = which_ones(_exact_ways, "abcd", "run under no_grad and are exact to 2e-6 in float32")
+
+
+def _counted_passes() -> tuple[int, int]:
+    """The decoder's Jacobian by dual numbers and by backward passes, counted: (forward, backward)."""
     import torch
     from torch import nn
+    from torch.autograd import forward_ad
 
-    from helpers import classify_parameter_gradients
+    decoder = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 5))
+    counts = {"forward": 0, "backward": 0}
 
-    layer = nn.Linear(2, 1)
-    layer.weight.requires_grad_(False)
-    optimizer = torch.optim.SGD([layer.bias], lr=0.1)
-    layer(torch.ones(1, 2)).sum().backward()
-    return classify_parameter_gradients(layer, optimizer).status["weight"].name
+    def decode(z):
+        counts["forward"] += 1
+        return decoder(z)
+
+    latent = torch.randn(2)
+    with forward_ad.dual_level():
+        columns = [
+            forward_ad.unpack_dual(decode(forward_ad.make_dual(latent, e))).tangent for e in torch.eye(2)
+        ]
+    forward_passes = counts["forward"]
+    leaf = latent.clone().requires_grad_()
+    out = decode(leaf)
+    out.register_hook(lambda grad: counts.update(backward=counts["backward"] + 1))
+    rows = [torch.autograd.grad(out, leaf, v, retain_graph=True)[0] for v in torch.eye(5)]
+    if not torch.allclose(torch.stack(columns, dim=1), torch.stack(rows), atol=1e-6):
+        raise AssertionError("the two Jacobians of the decoder differ")
+    return forward_passes, counts["backward"]
 
 
-def _check_predicted_status(predicted_status: Any) -> tuple:
-    from helpers import GradStatus
-
-    name = member_name(predicted_status, GradStatus)
-    if name is None:
-        return incorrect(f"expected a GradStatus such as GradStatus.OK, got {predicted_status!r}")
-    actual = _frozen_and_left_out_status()  # asked of the toolkit itself, so the check cannot drift from it
-    if name == actual:
+def _check_passes(forward_passes, backward_passes) -> tuple:
+    given = whole_number_of(forward_passes), whole_number_of(backward_passes)
+    if None in given:
+        return incorrect(f"expected two whole numbers, got {forward_passes!r} and {backward_passes!r}")
+    counted = _counted_passes()
+    if given == counted:
         return correct(
-            f"{actual}: requires_grad is the first question, so the optimizer is never asked about it."
+            f"{counted[0]} forward-mode passes (one column J u per input direction), {counted[1]} backward"
+            " passes (one row vᵀJ per output): few inputs and many outputs favour forward mode."
         )
-    if name == "NOT_IN_OPTIMIZER":
+    if given == counted[::-1]:
         return incorrect(
-            "NOT_IN_OPTIMIZER is asked later; the questions go in order and the first 'yes' wins"
+            "swapped: a forward-mode pass gives one column (an input direction), a backward one row"
         )
-    if name == "NO_GRAD":
+    if 1 in given:
         return incorrect(
-            "it has no .grad, true, but an earlier question already decided: look at the tree's top"
+            "one pass gives one column (forward) or one row (backward), not the whole 5 × 2 Jacobian"
         )
-    return incorrect(f"{name} comes from a later question; follow the decision tree from its first question")
-
-
-TIDY_LINES_122 = {  # six "tidy" lines applied to an activation h; which keep the path to fc1?
-    "a": lambda torch, h: h.clone(),
-    "b": lambda torch, h: h.new_tensor(h.tolist()),
-    "c": lambda torch, h: torch.stack([row for row in h]),
-    "d": lambda torch, h: h.to(torch.float32),
-    "e": lambda torch, h: h.data,
-    "f": lambda torch, h: torch.as_tensor(h),
-}
-
-
-def _cutting_lines() -> set[str]:
-    """The tidy lines after which fc1 gets no gradient, found by running each on TinyNet."""
-    import torch
-
-    from helpers import TinyNet, make_tiny_problem
-
-    cut = set()
-    for letter, tidy in TIDY_LINES_122.items():
-        model = TinyNet(seed=0)
-        x, y = make_tiny_problem(seed=0, n=8)
-        out = model.fc2(tidy(torch, torch.relu(model.fc1(x))))
-        if not out.requires_grad:
-            cut.add(letter)
-            continue
-        ((out - y) ** 2).mean().backward()
-        if model.fc1.weight.grad is None:
-            cut.add(letter)
-    return cut
-
-
-_check_cutting = which_ones(_cutting_lines, "abcdef", "cut fc1 out of the graph")
+    return incorrect(f"you said {given[0]} and {given[1]}; count the Jacobian's columns and its rows")
 
 
 ACTIVITIES = (
     Activity(
         id="12.1",
-        task="Predict the GradStatus of a parameter that is frozen and also missing from the optimizer.",
-        names=("predicted_status",),
-        check=_check_predicted_status,
+        task="Predict which of four directional derivatives work under no_grad, exact in float32.",
+        names=("exact_ways",),
+        check=_check_exact_ways,
         hints=(
-            "classify_parameter_gradients asks its questions in order; the first 'yes' names the status.",
-            "Look at the first question of the decision tree above.",
+            "Two questions for each way: does it need a backward pass (refused when nothing is recorded)?"
+            " Does it divide a float32 difference by a small step?",
+            "Forward mode carries the tangent with the value in the same pass; no_grad stops only recording.",
         ),
-        solution="predicted_status = GradStatus.FROZEN",
+        solution='exact_ways = {"b", "d"}',
     ),
     Activity(
         id="12.2",
-        task="Predict which of six 'tidy' lines between fc1 and fc2 leave fc1 without a gradient.",
-        names=("cuts",),
-        check=_check_cutting,
+        task="Predict the forward-mode and the backward passes the 5 x 2 Jacobian of a 2-to-5 decoder takes.",
+        names=("forward_passes", "backward_passes"),
+        check=_check_passes,
         hints=(
-            "A line keeps fc1 in the graph when its result is computed from h by a recorded operation.",
-            "Going through Python numbers (.tolist()) or through .data gives a tensor with no history.",
-            "clone and stack are recorded operations; as_tensor and .to() to the same dtype return h itself.",
+            "A forward-mode pass carries one tangent u and returns J u: one column of J.",
+            "A backward pass takes one v and returns vᵀJ: one row of J. The Jacobian is 5 × 2.",
         ),
-        solution='cuts = {"b", "e"}',
+        solution="forward_passes = 2\nbackward_passes = 5",
     ),
 )

@@ -1,4 +1,4 @@
-"""Your-turn activities of lesson 13 · The autograd doctor."""
+"""Your-turn activities of lesson 13 · A debugging harness."""
 
 from __future__ import annotations
 
@@ -11,92 +11,97 @@ from autograd_course.yourturn.engine import Activity, correct, incorrect
 __all__ = ["ACTIVITIES"]
 
 
-def _swapped_step_stage() -> str:
-    """What diagnose reports, here and now, for a TinyNet step that calls step() before backward()."""
+def _frozen_and_left_out_status() -> str:
+    """What classify_parameter_gradients says of a frozen parameter left out of the optimizer."""
     import torch
+    from torch import nn
 
-    from helpers import TinyNet, diagnose, make_tiny_problem
+    from helpers import classify_parameter_gradients
 
-    x, y = make_tiny_problem(seed=0)
-    model = TinyNet(seed=0)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-
-    def train_step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(x) - y) ** 2).mean()
-        optimizer.step()
-        loss.backward()
-        return loss
-
-    return diagnose(train_step, model, optimizer).stage.name
+    layer = nn.Linear(2, 1)
+    layer.weight.requires_grad_(False)
+    optimizer = torch.optim.SGD([layer.bias], lr=0.1)
+    layer(torch.ones(1, 2)).sum().backward()
+    return classify_parameter_gradients(layer, optimizer).status["weight"].name
 
 
-def _check_predicted_stage(predicted_stage: Any) -> tuple:
-    from helpers import Stage
+def _check_predicted_status(predicted_status: Any) -> tuple:
+    from helpers import GradStatus
 
-    name = member_name(predicted_stage, Stage)
+    name = member_name(predicted_status, GradStatus)
     if name is None:
-        return incorrect(f"expected a Stage such as Stage.OK, got {predicted_stage!r}")
-    actual = _swapped_step_stage()  # asked of the doctor itself, so the check cannot drift from it
+        return incorrect(f"expected a GradStatus such as GradStatus.OK, got {predicted_status!r}")
+    actual = _frozen_and_left_out_status()  # asked of the toolkit itself, so the check cannot drift from it
     if name == actual:
-        return correct(f"step() ran while .grad was still None, so nothing moved: {actual}.")
-    if name in ("GRAD_MISSING", "OK"):
-        return incorrect(f"{name}: backward does fill .grad, and the forward is fine; ask what step() saw")
-    return incorrect(
-        f"{name} is not it: nothing is wrong until optimizer.step() runs; what did it have to apply?"
-    )
+        return correct(
+            f"{actual}: requires_grad is the first question, so the optimizer is never asked about it."
+        )
+    if name == "NOT_IN_OPTIMIZER":
+        return incorrect(
+            "NOT_IN_OPTIMIZER is asked later; the questions go in order and the first 'yes' wins"
+        )
+    if name == "NO_GRAD":
+        return incorrect(
+            "it has no .grad, true, but an earlier question already decided: look at the tree's top"
+        )
+    return incorrect(f"{name} comes from a later question; follow the decision tree from its first question")
 
 
-HOLDS_132 = {  # seven ways for __init__(self, layer) to keep the layer
-    "a": lambda nn, self, layer: setattr(self, "layers", [layer]),
-    "b": lambda nn, self, layer: setattr(self, "layers", nn.ModuleList([layer])),
-    "c": lambda nn, self, layer: setattr(self, "layers", {"main": layer}),
-    "d": lambda nn, self, layer: setattr(self, "layer", layer),
-    "e": lambda nn, self, layer: self.add_module("extra", layer),
-    "f": lambda nn, self, layer: setattr(self, "layers", (layer,)),
-    "g": lambda nn, self, layer: self.__dict__.__setitem__("layer", layer),
+TIDY_LINES_122 = {  # six "tidy" lines applied to an activation h; which keep the path to fc1?
+    "a": lambda torch, h: h.clone(),
+    "b": lambda torch, h: h.new_tensor(h.tolist()),
+    "c": lambda torch, h: torch.stack([row for row in h]),
+    "d": lambda torch, h: h.to(torch.float32),
+    "e": lambda torch, h: h.data,
+    "f": lambda torch, h: torch.as_tensor(h),
 }
 
 
-def _registering_ways() -> set[str]:
-    """The ways after which model.parameters() lists the layer's weight, found by building each module."""
-    from torch import nn
+def _cutting_lines() -> set[str]:
+    """The tidy lines after which fc1 gets no gradient, found by running each on TinyNet."""
+    import torch
 
-    registering = set()
-    for letter, hold in HOLDS_132.items():
-        model, layer = nn.Module(), nn.Linear(4, 4)
-        hold(nn, model, layer)
-        if any(p is layer.weight for p in model.parameters()):
-            registering.add(letter)
-    return registering
+    from helpers import TinyNet, make_tiny_problem
+
+    cut = set()
+    for letter, tidy in TIDY_LINES_122.items():
+        model = TinyNet(seed=0)
+        x, y = make_tiny_problem(seed=0, n=8)
+        out = model.fc2(tidy(torch, torch.relu(model.fc1(x))))
+        if not out.requires_grad:
+            cut.add(letter)
+            continue
+        ((out - y) ** 2).mean().backward()
+        if model.fc1.weight.grad is None:
+            cut.add(letter)
+    return cut
 
 
-_check_registering = which_ones(_registering_ways, "abcdefg", "make model.parameters() list the layer")
+_check_cutting = which_ones(_cutting_lines, "abcdef", "cut fc1 out of the graph")
 
 
 ACTIVITIES = (
     Activity(
         id="13.1",
-        task="Predict the stage diagnose reports when optimizer.step() runs before loss.backward().",
-        names=("predicted_stage",),
-        check=_check_predicted_stage,
+        task="Predict the GradStatus of a parameter that is frozen and also missing from the optimizer.",
+        names=("predicted_status",),
+        check=_check_predicted_status,
         hints=(
-            "The step zeroes .grad to None first; what does optimizer.step() do with a .grad that is None?",
-            "The parameters never change although backward gives them gradients afterwards.",
+            "classify_parameter_gradients asks its questions in order; the first 'yes' names the status.",
+            "Look at the first question of the decision tree above.",
         ),
-        solution="predicted_stage = Stage.PARAMS_NOT_UPDATED",
+        solution="predicted_status = GradStatus.FROZEN",
     ),
     Activity(
         id="13.2",
-        task="Predict which of seven ways to keep a layer in __init__ make model.parameters() list it.",
-        names=("registers",),
-        check=_check_registering,
+        task="Predict which of six 'tidy' lines between fc1 and fc2 leave fc1 without a gradient.",
+        names=("cuts",),
+        check=_check_cutting,
         hints=(
-            "nn.Module registers a value when its __setattr__ sees a Module or Parameter assigned to it.",
-            "A Python list, dict or tuple is not a Module, so what it holds stays hidden; ModuleList and"
-            " add_module register.",
-            "Writing into self.__dict__ goes around __setattr__.",
+            "A line keeps fc1 in the graph when its result is computed from h by a recorded operation.",
+            "Going through Python numbers (.tolist()) or through .data gives a tensor with no history.",
+            "clone and stack are recorded operations; as_tensor and .to() to the same dtype return h itself.",
         ),
-        solution='registers = {"b", "d", "e"}',
+        solution='cuts = {"b", "e"}',
     ),
 )

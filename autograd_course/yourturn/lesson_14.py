@@ -1,103 +1,102 @@
-"""Your-turn activities of lesson 14 · Bugs from the field: registration."""
+"""Your-turn activities of lesson 14 · The autograd doctor."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from autograd_course.yourturn.answers import whole_number_of
+from autograd_course.yourturn.answers import member_name
+from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
-LEAVES = {"a", "c", "e"}
 
-
-def _stack_parameter_count() -> int:
-    """How many tensors Stack().parameters() lists, asked of torch itself."""
+def _swapped_step_stage() -> str:
+    """What diagnose reports, here and now, for a TinyNet step that calls step() before backward()."""
     import torch
+
+    from helpers import TinyNet, diagnose, make_tiny_problem
+
+    x, y = make_tiny_problem(seed=0)
+    model = TinyNet(seed=0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def train_step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.step()
+        loss.backward()
+        return loss
+
+    return diagnose(train_step, model, optimizer).stage.name
+
+
+def _check_predicted_stage(predicted_stage: Any) -> tuple:
+    from helpers import Stage
+
+    name = member_name(predicted_stage, Stage)
+    if name is None:
+        return incorrect(f"expected a Stage such as Stage.OK, got {predicted_stage!r}")
+    actual = _swapped_step_stage()  # asked of the doctor itself, so the check cannot drift from it
+    if name == actual:
+        return correct(f"step() ran while .grad was still None, so nothing moved: {actual}.")
+    if name in ("GRAD_MISSING", "OK"):
+        return incorrect(f"{name}: backward does fill .grad, and the forward is fine; ask what step() saw")
+    return incorrect(
+        f"{name} is not it: nothing is wrong until optimizer.step() runs; what did it have to apply?"
+    )
+
+
+HOLDS_132 = {  # seven ways for __init__(self, layer) to keep the layer
+    "a": lambda nn, self, layer: setattr(self, "layers", [layer]),
+    "b": lambda nn, self, layer: setattr(self, "layers", nn.ModuleList([layer])),
+    "c": lambda nn, self, layer: setattr(self, "layers", {"main": layer}),
+    "d": lambda nn, self, layer: setattr(self, "layer", layer),
+    "e": lambda nn, self, layer: self.add_module("extra", layer),
+    "f": lambda nn, self, layer: setattr(self, "layers", (layer,)),
+    "g": lambda nn, self, layer: self.__dict__.__setitem__("layer", layer),
+}
+
+
+def _registering_ways() -> set[str]:
+    """The ways after which model.parameters() lists the layer's weight, found by building each module."""
     from torch import nn
 
-    class Stack(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.blocks = nn.ModuleList([nn.Linear(4, 4), nn.Linear(4, 4)])
-            self.extra = (nn.Linear(4, 4),)
-            self.scale = torch.ones(1, requires_grad=True)
-            self.head = nn.Linear(4, 1)
-
-    return len(list(Stack().parameters()))
+    registering = set()
+    for letter, hold in HOLDS_132.items():
+        model, layer = nn.Module(), nn.Linear(4, 4)
+        hold(nn, model, layer)
+        if any(p is layer.weight for p in model.parameters()):
+            registering.add(letter)
+    return registering
 
 
-def _check_listed(listed: Any) -> tuple:
-    given = listed
-    listed = whole_number_of(given)
-    if listed is None:
-        return incorrect(f"expected a whole number of tensors, got {given!r}")
-    actual = _stack_parameter_count()
-    if listed == actual:
-        return correct(
-            f"{actual}: two Linear layers in the ModuleList and the head, a weight and a bias each; "
-            "the tuple's layer and the plain tensor are not registered."
-        )
-    if listed in (actual + 1, actual + 2, actual + 3):
-        return incorrect(
-            f"{listed} counts something that is not registered: a tuple is not a ModuleList, "
-            "and a plain tensor is not a Parameter"
-        )
-    if listed == 3:
-        return incorrect(
-            "3 counts modules; parameters() lists tensors: each Linear holds a weight and a bias"
-        )
-    return incorrect(f"{listed} is not it: count weight and bias of each registered Linear")
-
-
-def _check_leaves(leaves: Any) -> tuple:
-    if not isinstance(leaves, (set, frozenset, list, tuple)) or not all(isinstance(n, str) for n in leaves):
-        return incorrect(f'expected a set of names such as {{"a", "b"}}, got {leaves!r}')
-    names = {n.strip().lower() for n in leaves}
-    if names == LEAVES:
-        return correct(
-            "a: .to('cpu') on a CPU tensor returns it; c and e ask for gradients after the last operation. "
-            "b and d are copies made by an operation: not leaves."
-        )
-    if "d" in names:
-        return incorrect(
-            "d: nn.Parameter is a leaf, but .to(float64) on it is an operation: its result is a copy"
-        )
-    if "b" in names:
-        return incorrect(
-            "b: .double() is an operation on a tensor that requires grad, so its result is not a leaf"
-        )
-    missing = sorted(LEAVES - names)
-    return incorrect(f"{', '.join(missing)} also: is any operation recorded after requires_grad was set?")
+_check_registering = which_ones(_registering_ways, "abcdefg", "make model.parameters() list the layer")
 
 
 ACTIVITIES = (
     Activity(
         id="14.1",
-        task=(
-            "Predict how many tensors model.parameters() lists for Stack (ModuleList, tuple, plain "
-            "tensor, head)."
-        ),
-        names=("listed",),
-        check=_check_listed,
+        task="Predict the stage diagnose reports when optimizer.step() runs before loss.backward().",
+        names=("predicted_stage",),
+        check=_check_predicted_stage,
         hints=(
-            "Only Modules, Parameters and the nn containers are registered; a tuple and a plain tensor "
-            "are not.",
-            "Each nn.Linear holds two tensors: weight and bias.",
+            "The step zeroes .grad to None first; what does optimizer.step() do with a .grad that is None?",
+            "The parameters never change although backward gives them gradients afterwards.",
         ),
-        solution="listed = 6",
+        solution="predicted_stage = Stage.PARAMS_NOT_UPDATED",
     ),
     Activity(
         id="14.2",
-        task="Predict which of five tensors made with requires_grad and .to/.double are leaves.",
-        names=("leaves",),
-        check=_check_leaves,
+        task="Predict which of seven ways to keep a layer in __init__ make model.parameters() list it.",
+        names=("registers",),
+        check=_check_registering,
         hints=(
-            "A tensor is a leaf when no recorded operation made it: requires_grad set last, or no copy "
-            "at all.",
-            "t.to('cpu') on a CPU tensor returns t itself; a change of dtype makes a copy.",
+            "nn.Module registers a value when its __setattr__ sees a Module or Parameter assigned to it.",
+            "A Python list, dict or tuple is not a Module, so what it holds stays hidden; ModuleList and"
+            " add_module register.",
+            "Writing into self.__dict__ goes around __setattr__.",
         ),
-        solution='leaves = {"a", "c", "e"}',
+        solution='registers = {"b", "d", "e"}',
     ),
 )

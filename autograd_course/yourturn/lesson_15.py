@@ -1,134 +1,103 @@
-"""Your-turn activities of lesson 15 · Bugs from the field: layers."""
+"""Your-turn activities of lesson 15 · Bugs from the field: registration."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from autograd_course.yourturn.choice import which_ones
+from autograd_course.yourturn.answers import whole_number_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
-
-def _check_prediction(running_mean_moves: Any) -> tuple:
-    if not isinstance(running_mean_moves, bool):
-        return incorrect(f"expected True or False, got {type(running_mean_moves).__name__}")
-    if running_mean_moves:
-        return correct("no_grad stops the recording of the graph, not BatchNorm's training-mode update.")
-    return incorrect("you said no; no_grad changes what autograd records, not what the forward pass does")
+LEAVES = {"a", "c", "e"}
 
 
-def _check_function(TanhGate: Any) -> tuple:
+def _stack_parameter_count() -> int:
+    """How many tensors Stack().parameters() lists, asked of torch itself."""
     import torch
+    from torch import nn
 
-    if not (isinstance(TanhGate, type) and issubclass(TanhGate, torch.autograd.Function)):
-        return incorrect(f"expected a subclass of torch.autograd.Function, got {TanhGate!r}")
-    gen = torch.Generator().manual_seed(0)
-    x = torch.randn(3, 4, dtype=torch.float64, generator=gen).requires_grad_(True)
-    w = torch.randn(3, 4, dtype=torch.float64, generator=gen).requires_grad_(True)
-    out = TanhGate.apply(x, w)
-    if not torch.allclose(out, torch.tanh(x * w)):
-        return incorrect("the forward pass is not tanh(x * w)")
-    try:
-        ok = torch.autograd.gradcheck(TanhGate.apply, (x, w))
-    except RuntimeError as exc:  # gradcheck names the wrong count or the mismatching input
-        return incorrect(str(exc).strip().splitlines()[0])
-    if not ok:
-        return incorrect("the gradients disagree with finite differences")
-    return correct("both gradients match finite differences in float64.")
+    class Stack(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.blocks = nn.ModuleList([nn.Linear(4, 4), nn.Linear(4, 4)])
+            self.extra = (nn.Linear(4, 4),)
+            self.scale = torch.ones(1, requires_grad=True)
+            self.head = nn.Linear(4, 1)
+
+    return len(list(Stack().parameters()))
 
 
-def _backwards_153() -> dict:
-    """Five backward bodies for cube(x) = x³, each a function of (torch, x, grad)."""
-
-    def under_no_grad(torch, x, grad):
-        with torch.no_grad():
-            slope = 3 * x**2
-        return grad * slope
-
-    return {
-        "a": lambda torch, x, grad: grad * 3 * x * x,
-        "b": lambda torch, x, grad: grad * 3 * x.data**2,
-        "c": under_no_grad,
-        "d": lambda torch, x, grad: grad * 3 * x.clone() ** 2,
-        "e": lambda torch, x, grad: grad * torch.tensor(3.0, dtype=x.dtype) * x.pow(2),
-    }
-
-
-def _twice_differentiable() -> set[str]:
-    """The backward bodies with which gradgradcheck passes, found by running it on each."""
-    import torch
-
-    passing = set()
-    for letter, body in _backwards_153().items():
-
-        class Cube(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                ctx.save_for_backward(x)
-                return x**3
-
-            @staticmethod
-            def backward(ctx, grad, body=body):
-                (x,) = ctx.saved_tensors
-                return body(torch, x, grad)
-
-        x = torch.tensor([0.5, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
-        if torch.autograd.gradgradcheck(Cube.apply, (x,), raise_exception=False):
-            passing.add(letter)
-    return passing
+def _check_listed(listed: Any) -> tuple:
+    given = listed
+    listed = whole_number_of(given)
+    if listed is None:
+        return incorrect(f"expected a whole number of tensors, got {given!r}")
+    actual = _stack_parameter_count()
+    if listed == actual:
+        return correct(
+            f"{actual}: two Linear layers in the ModuleList and the head, a weight and a bias each; "
+            "the tuple's layer and the plain tensor are not registered."
+        )
+    if listed in (actual + 1, actual + 2, actual + 3):
+        return incorrect(
+            f"{listed} counts something that is not registered: a tuple is not a ModuleList, "
+            "and a plain tensor is not a Parameter"
+        )
+    if listed == 3:
+        return incorrect(
+            "3 counts modules; parameters() lists tensors: each Linear holds a weight and a bias"
+        )
+    return incorrect(f"{listed} is not it: count weight and bias of each registered Linear")
 
 
-_check_twice = which_ones(_twice_differentiable, "abcde", "pass gradgradcheck")
+def _check_leaves(leaves: Any) -> tuple:
+    if not isinstance(leaves, (set, frozenset, list, tuple)) or not all(isinstance(n, str) for n in leaves):
+        return incorrect(f'expected a set of names such as {{"a", "b"}}, got {leaves!r}')
+    names = {n.strip().lower() for n in leaves}
+    if names == LEAVES:
+        return correct(
+            "a: .to('cpu') on a CPU tensor returns it; c and e ask for gradients after the last operation. "
+            "b and d are copies made by an operation: not leaves."
+        )
+    if "d" in names:
+        return incorrect(
+            "d: nn.Parameter is a leaf, but .to(float64) on it is an operation: its result is a copy"
+        )
+    if "b" in names:
+        return incorrect(
+            "b: .double() is an operation on a tensor that requires grad, so its result is not a leaf"
+        )
+    missing = sorted(LEAVES - names)
+    return incorrect(f"{', '.join(missing)} also: is any operation recorded after requires_grad was set?")
+
 
 ACTIVITIES = (
     Activity(
         id="15.1",
         task=(
-            "Predict whether a forward pass under torch.no_grad() in train mode moves BatchNorm's "
-            "running mean."
+            "Predict how many tensors model.parameters() lists for Stack (ModuleList, tuple, plain "
+            "tensor, head)."
         ),
-        names=("running_mean_moves",),
-        check=_check_prediction,
+        names=("listed",),
+        check=_check_listed,
         hints=(
-            "What does no_grad switch off: the graph, or the module's behaviour?",
-            "model.training is still True; the running statistics are updated by the forward pass itself.",
+            "Only Modules, Parameters and the nn containers are registered; a tuple and a plain tensor "
+            "are not.",
+            "Each nn.Linear holds two tensors: weight and bias.",
         ),
-        solution="running_mean_moves = True",
+        solution="listed = 6",
     ),
     Activity(
         id="15.2",
-        task="Write TanhGate, an autograd.Function for tanh(x * w) whose backward returns both gradients.",
-        names=("TanhGate",),
-        check=_check_function,
+        task="Predict which of five tensors made with requires_grad and .to/.double are leaves.",
+        names=("leaves",),
+        check=_check_leaves,
         hints=(
-            "forward(ctx, x, w) has two tensor inputs, so backward returns two gradients, in that order.",
-            "With t = tanh(x * w): d/dx = grad * (1 - t**2) * w and d/dw = grad * (1 - t**2) * x.",
+            "A tensor is a leaf when no recorded operation made it: requires_grad set last, or no copy "
+            "at all.",
+            "t.to('cpu') on a CPU tensor returns t itself; a change of dtype makes a copy.",
         ),
-        solution=(
-            "class TanhGate(torch.autograd.Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, x, w):\n"
-            "        t = torch.tanh(x * w)\n"
-            "        ctx.save_for_backward(x, w, t)\n"
-            "        return t\n"
-            "\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        x, w, t = ctx.saved_tensors\n"
-            "        d = grad * (1 - t**2)\n"
-            "        return d * w, d * x"
-        ),
-    ),
-    Activity(
-        id="15.3",
-        task="Predict which of five backward bodies for x³ pass gradgradcheck (survive a gradient penalty).",
-        names=("twice_ok",),
-        check=_check_twice,
-        hints=(
-            "create_graph=True records the backward's own operations, if they are recorded operations on x.",
-            ".data and torch.no_grad() hide an operation from the record; clone and a constant do not.",
-        ),
-        solution='twice_ok = {"a", "d", "e"}',
+        solution='leaves = {"a", "c", "e"}',
     ),
 )

@@ -1,178 +1,134 @@
-"""Your-turn activities of lesson 16 · Bugs from the field: the training loop."""
+"""Your-turn activities of lesson 16 · Bugs from the field: layers."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from autograd_course.yourturn.answers import number_of
 from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
 
-KEEPS = {"loss", "penalty"}
+def _check_prediction(running_mean_moves: Any) -> tuple:
+    if not isinstance(running_mean_moves, bool):
+        return incorrect(f"expected True or False, got {type(running_mean_moves).__name__}")
+    if running_mean_moves:
+        return correct("no_grad stops the recording of the graph, not BatchNorm's training-mode update.")
+    return incorrect("you said no; no_grad changes what autograd records, not what the forward pass does")
 
 
-def _check_keeps_graph(keeps_graph: Any) -> tuple:
-    options = {"loss", "accuracy", "grad_norm", "penalty", "lr"}
-    if not isinstance(keeps_graph, (set, frozenset, list, tuple)) or not all(
-        isinstance(n, str) for n in keeps_graph
-    ):
-        return incorrect(f'expected a set of names such as {{"lr"}}, got {keeps_graph!r}')
-    names = set(keeps_graph)
-    if names - options:
-        return incorrect(f"unknown names {sorted(names - options)}; choose among {sorted(options)}")
-    if names == KEEPS:
-        return correct(
-            "loss and penalty are computed from parameters with grad mode on; argmax, .grad norms "
-            "and a float carry no graph."
-        )
-    if "penalty" not in names:
-        return incorrect(
-            "the penalty is a sum over p.pow(2) of parameters that require grad: it has a grad_fn"
-        )
-    if "accuracy" in names:
-        return incorrect("argmax has no gradient: the accuracy is computed without a graph")
-    if "grad_norm" in names:
-        return incorrect("clip_grad_norm_ reads .grad, which does not require grad: its norm has no graph")
-    return incorrect(
-        f"{sorted(names)} is not it: which values are computed from parameters with grad mode on?"
-    )
-
-
-def _distance_moved() -> float:
-    """How far one SGD step (lr 1) moves p when the scaled gradient is clipped before scaler.step."""
+def _check_function(TanhGate: Any) -> tuple:
     import torch
-    from torch import nn
 
-    p = nn.Parameter(torch.zeros(2))
-    optimizer = torch.optim.SGD([p], lr=1.0)
-    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**16)
-    scaler.scale((p * torch.tensor([0.3, 0.4])).sum()).backward()  # true gradient [0.3, 0.4], norm 0.5
-    nn.utils.clip_grad_norm_([p], max_norm=1.0)
-    scaler.step(optimizer)
-    return p.detach().norm().item()
-
-
-def _check_moved(moved: Any) -> tuple:
-    value = number_of(moved)
-    if value is None:
-        return incorrect(f"expected a number, got {type(moved).__name__} {moved!r}")
-    right = _distance_moved()
-    if abs(value - right) <= 1e-3 * right:
-        return correct(
-            f"{right:.3g} = 1 / 2¹⁶: the scaled norm 0.5 × 2¹⁶ is clipped to 1, then divided by 2¹⁶; the step"
-            " is 32768 times shorter than the 0.5 it should be, and nothing fails."
-        )
-    if abs(value - 0.5) < 1e-6:
-        return incorrect(
-            "0.5 is the step with the gradient unscaled before clipping; here the clip came first"
-        )
-    if abs(value - 1.0) < 1e-6:
-        return incorrect(
-            "the clip does cut the norm to 1, but of the scaled gradient; what does step() do next?"
-        )
-    return incorrect(
-        f"you gave {value:g}; follow the norm: true 0.5, scaled by 2¹⁶, clipped at 1, then unscaled"
-    )
+    if not (isinstance(TanhGate, type) and issubclass(TanhGate, torch.autograd.Function)):
+        return incorrect(f"expected a subclass of torch.autograd.Function, got {TanhGate!r}")
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(3, 4, dtype=torch.float64, generator=gen).requires_grad_(True)
+    w = torch.randn(3, 4, dtype=torch.float64, generator=gen).requires_grad_(True)
+    out = TanhGate.apply(x, w)
+    if not torch.allclose(out, torch.tanh(x * w)):
+        return incorrect("the forward pass is not tanh(x * w)")
+    try:
+        ok = torch.autograd.gradcheck(TanhGate.apply, (x, w))
+    except RuntimeError as exc:  # gradcheck names the wrong count or the mismatching input
+        return incorrect(str(exc).strip().splitlines()[0])
+    if not ok:
+        return incorrect("the gradients disagree with finite differences")
+    return correct("both gradients match finite differences in float64.")
 
 
-def _gan_orders() -> dict:
-    """Four orders of a GAN step's backward and step calls, each a function of a fresh GAN's parts."""
+def _backwards_153() -> dict:
+    """Five backward bodies for cube(x) = x³, each a function of (torch, x, grad)."""
 
-    def a(losses, opt_g, opt_d):
-        losses["d"].backward()
-        opt_d.step()
-        losses["g"].backward()
-        opt_g.step()
+    def under_no_grad(torch, x, grad):
+        with torch.no_grad():
+            slope = 3 * x**2
+        return grad * slope
 
-    def b(losses, opt_g, opt_d):
-        losses["d"].backward()
-        losses["g"].backward()
-        opt_d.step()
-        opt_g.step()
-
-    def c(losses, opt_g, opt_d):
-        losses["g"].backward()
-        opt_g.step()
-        losses["d"].backward()
-        opt_d.step()
-
-    def d(losses, opt_g, opt_d):
-        losses["g"].backward(retain_graph=True)
-        opt_g.step()
-        losses["d_through_g"].backward()
-
-    return {"a": a, "b": b, "c": c, "d": d}
+    return {
+        "a": lambda torch, x, grad: grad * 3 * x * x,
+        "b": lambda torch, x, grad: grad * 3 * x.data**2,
+        "c": under_no_grad,
+        "d": lambda torch, x, grad: grad * 3 * x.clone() ** 2,
+        "e": lambda torch, x, grad: grad * torch.tensor(3.0, dtype=x.dtype) * x.pow(2),
+    }
 
 
-def _raising_orders() -> set[str]:
-    """The orders whose backward raises for a tensor changed in place, each run on a fresh GAN."""
+def _twice_differentiable() -> set[str]:
+    """The backward bodies with which gradgradcheck passes, found by running it on each."""
     import torch
-    from torch import nn
 
-    raising = set()
-    for letter, order in _gan_orders().items():
-        torch.manual_seed(0)
-        g = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 15))
-        d = nn.Sequential(nn.Linear(15, 16), nn.ReLU(), nn.Linear(16, 1), nn.Sigmoid())
-        opt_g, opt_d = torch.optim.Adam(g.parameters(), lr=1e-3), torch.optim.Adam(d.parameters(), lr=1e-3)
-        real, fake = torch.sin(torch.linspace(-1, 1, 15)).expand(8, 15), g(torch.randn(8, 5))
-        losses = {
-            "d": -(torch.log(d(real)) + torch.log(1 - d(fake.detach()))).mean(),
-            "g": torch.log(1 - d(fake)).mean(),
-            "d_through_g": -(torch.log(d(real)) + torch.log(1 - d(fake))).mean(),
-        }
-        try:
-            order(losses, opt_g, opt_d)
-        except RuntimeError as error:
-            if "inplace operation" in str(error):
-                raising.add(letter)
-    return raising
+    passing = set()
+    for letter, body in _backwards_153().items():
+
+        class Cube(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x**3
+
+            @staticmethod
+            def backward(ctx, grad, body=body):
+                (x,) = ctx.saved_tensors
+                return body(torch, x, grad)
+
+        x = torch.tensor([0.5, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
+        if torch.autograd.gradgradcheck(Cube.apply, (x,), raise_exception=False):
+            passing.add(letter)
+    return passing
 
 
-_check_raising_orders = which_ones(_raising_orders, "abcd", "raise for a tensor changed in place")
-
+_check_twice = which_ones(_twice_differentiable, "abcde", "pass gradgradcheck")
 
 ACTIVITIES = (
     Activity(
         id="16.1",
         task=(
-            "Predict which of five logged values (loss, accuracy, grad_norm, penalty, lr) keep a "
-            "step's graph."
+            "Predict whether a forward pass under torch.no_grad() in train mode moves BatchNorm's "
+            "running mean."
         ),
-        names=("keeps_graph",),
-        check=_check_keeps_graph,
+        names=("running_mean_moves",),
+        check=_check_prediction,
         hints=(
-            "A value keeps a graph when it is a tensor with a grad_fn: computed from tensors that "
-            "require grad.",
-            "argmax has no gradient; .grad does not require grad; a Python float holds nothing.",
+            "What does no_grad switch off: the graph, or the module's behaviour?",
+            "model.training is still True; the running statistics are updated by the forward pass itself.",
         ),
-        solution='keeps_graph = {"loss", "penalty"}',
+        solution="running_mean_moves = True",
     ),
     Activity(
         id="16.2",
-        task="Predict how far one SGD step moves a parameter when its scaled gradient is clipped first.",
-        names=("moved",),
-        check=_check_moved,
+        task="Write TanhGate, an autograd.Function for tanh(x * w) whose backward returns both gradients.",
+        names=("TanhGate",),
+        check=_check_function,
         hints=(
-            "Follow the norm: what is it after scale(loss).backward(), after the clip, after step?",
-            "scaler.step unscales (divides by 2¹⁶) before the SGD update, since unscale_ was not called.",
+            "forward(ctx, x, w) has two tensor inputs, so backward returns two gradients, in that order.",
+            "With t = tanh(x * w): d/dx = grad * (1 - t**2) * w and d/dw = grad * (1 - t**2) * x.",
         ),
-        solution="moved = 1.52587890625e-05  # 1 / 2**16",
+        solution=(
+            "class TanhGate(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x, w):\n"
+            "        t = torch.tanh(x * w)\n"
+            "        ctx.save_for_backward(x, w, t)\n"
+            "        return t\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        x, w, t = ctx.saved_tensors\n"
+            "        d = grad * (1 - t**2)\n"
+            "        return d * w, d * x"
+        ),
     ),
     Activity(
         id="16.3",
-        task="Predict which of four orders of a GAN step's backward and step calls raise (in-place write).",
-        names=("raises",),
-        check=_check_raising_orders,
+        task="Predict which of five backward bodies for x³ pass gradgradcheck (survive a gradient penalty).",
+        names=("twice_ok",),
+        check=_check_twice,
         hints=(
-            "A step writes its network's parameters in place; a backward raises only when its record saved"
-            " some of them before that step.",
-            "g_loss's record goes through D and G; d_loss's (on fake.detach()) through D alone;"
-            " d_loss_through_g's through both.",
+            "create_graph=True records the backward's own operations, if they are recorded operations on x.",
+            ".data and torch.no_grad() hide an operation from the record; clone and a constant do not.",
         ),
-        solution='raises = {"a", "d"}',
+        solution='twice_ok = {"a", "d", "e"}',
     ),
 )

@@ -1,84 +1,178 @@
-"""Your-turn activities of lesson 17 · Bugs from the field: wrappers."""
+"""Your-turn activities of lesson 17 · Bugs from the field: the training loop."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.answers import number_of
+from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
 
-def _unused_for_aux() -> list[int]:
-    """Indices of the parameters a task-"aux" backward leaves without .grad, asked of torch itself."""
+KEEPS = {"loss", "penalty"}
+
+
+def _check_keeps_graph(keeps_graph: Any) -> tuple:
+    options = {"loss", "accuracy", "grad_norm", "penalty", "lr"}
+    if not isinstance(keeps_graph, (set, frozenset, list, tuple)) or not all(
+        isinstance(n, str) for n in keeps_graph
+    ):
+        return incorrect(f'expected a set of names such as {{"lr"}}, got {keeps_graph!r}')
+    names = set(keeps_graph)
+    if names - options:
+        return incorrect(f"unknown names {sorted(names - options)}; choose among {sorted(options)}")
+    if names == KEEPS:
+        return correct(
+            "loss and penalty are computed from parameters with grad mode on; argmax, .grad norms "
+            "and a float carry no graph."
+        )
+    if "penalty" not in names:
+        return incorrect(
+            "the penalty is a sum over p.pow(2) of parameters that require grad: it has a grad_fn"
+        )
+    if "accuracy" in names:
+        return incorrect("argmax has no gradient: the accuracy is computed without a graph")
+    if "grad_norm" in names:
+        return incorrect("clip_grad_norm_ reads .grad, which does not require grad: its norm has no graph")
+    return incorrect(
+        f"{sorted(names)} is not it: which values are computed from parameters with grad mode on?"
+    )
+
+
+def _distance_moved() -> float:
+    """How far one SGD step (lr 1) moves p when the scaled gradient is clipped before scaler.step."""
     import torch
     from torch import nn
 
-    trunk = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
-    heads = nn.ModuleDict({"main": nn.Linear(16, 3), "aux": nn.Linear(16, 2), "extra": nn.Linear(16, 4)})
-    model = nn.ModuleDict({"trunk": trunk, "heads": heads})
-    heads["aux"](trunk(torch.randn(4, 8))).sum().backward()
-    return [i for i, (_, p) in enumerate(model.named_parameters()) if p.grad is None]
+    p = nn.Parameter(torch.zeros(2))
+    optimizer = torch.optim.SGD([p], lr=1.0)
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**16)
+    scaler.scale((p * torch.tensor([0.3, 0.4])).sum()).backward()  # true gradient [0.3, 0.4], norm 0.5
+    nn.utils.clip_grad_norm_([p], max_norm=1.0)
+    scaler.step(optimizer)
+    return p.detach().norm().item()
 
 
-def _check_unused_indices(unused_indices: Any) -> tuple:
-    values = unused_indices
-    if not isinstance(values, (list, tuple)) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in values
-    ):
-        return incorrect(f"expected a list of indices such as [4, 5], got {unused_indices!r}")
-    actual = _unused_for_aux()
-    found = sorted(values)
-    if found == actual:
+def _check_moved(moved: Any) -> tuple:
+    value = number_of(moved)
+    if value is None:
+        return incorrect(f"expected a number, got {type(moved).__name__} {moved!r}")
+    right = _distance_moved()
+    if abs(value - right) <= 1e-3 * right:
         return correct(
-            f"{actual}: the indices follow named_parameters(): trunk 0-1, main 2-3, aux 4-5, extra 6-7; "
-            "a task-aux batch leaves main and extra without a gradient."
+            f"{right:.3g} = 1 / 2¹⁶: the scaled norm 0.5 × 2¹⁶ is clipped to 1, then divided by 2¹⁶; the step"
+            " is 32768 times shorter than the 0.5 it should be, and nothing fails."
         )
-    if found == [4, 5]:
-        return incorrect("4 and 5 are the aux head itself, which this batch uses; which heads does it skip?")
-    if found in ([2, 3], [6, 7]):
-        return incorrect(f"{found} is one of the skipped heads; a task-aux batch skips two")
+    if abs(value - 0.5) < 1e-6:
+        return incorrect(
+            "0.5 is the step with the gradient unscaled before clipping; here the clip came first"
+        )
+    if abs(value - 1.0) < 1e-6:
+        return incorrect(
+            "the clip does cut the norm to 1, but of the scaled gradient; what does step() do next?"
+        )
     return incorrect(
-        f"{found} is not it: number the parameters in named_parameters() order, weight then bias"
+        f"you gave {value:g}; follow the norm: true 0.5, scaled by 2¹⁶, clipped at 1, then unscaled"
     )
 
 
-def _check_status(layers_status: Any) -> tuple:
-    from helpers import GradStatus
+def _gan_orders() -> dict:
+    """Four orders of a GAN step's backward and step calls, each a function of a fresh GAN's parts."""
 
-    if not isinstance(layers_status, GradStatus):
-        return incorrect(f"expected a GradStatus such as GradStatus.NO_GRAD, got {layers_status!r}")
-    if layers_status is GradStatus.OK:
-        return correct("the non-reentrant version records the graph, so gradients reach the layers.")
-    return incorrect(
-        f"you said {layers_status.name}; use_reentrant=False does not need an input that requires grad"
-    )
+    def a(losses, opt_g, opt_d):
+        losses["d"].backward()
+        opt_d.step()
+        losses["g"].backward()
+        opt_g.step()
+
+    def b(losses, opt_g, opt_d):
+        losses["d"].backward()
+        losses["g"].backward()
+        opt_d.step()
+        opt_g.step()
+
+    def c(losses, opt_g, opt_d):
+        losses["g"].backward()
+        opt_g.step()
+        losses["d"].backward()
+        opt_d.step()
+
+    def d(losses, opt_g, opt_d):
+        losses["g"].backward(retain_graph=True)
+        opt_g.step()
+        losses["d_through_g"].backward()
+
+    return {"a": a, "b": b, "c": c, "d": d}
+
+
+def _raising_orders() -> set[str]:
+    """The orders whose backward raises for a tensor changed in place, each run on a fresh GAN."""
+    import torch
+    from torch import nn
+
+    raising = set()
+    for letter, order in _gan_orders().items():
+        torch.manual_seed(0)
+        g = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 15))
+        d = nn.Sequential(nn.Linear(15, 16), nn.ReLU(), nn.Linear(16, 1), nn.Sigmoid())
+        opt_g, opt_d = torch.optim.Adam(g.parameters(), lr=1e-3), torch.optim.Adam(d.parameters(), lr=1e-3)
+        real, fake = torch.sin(torch.linspace(-1, 1, 15)).expand(8, 15), g(torch.randn(8, 5))
+        losses = {
+            "d": -(torch.log(d(real)) + torch.log(1 - d(fake.detach()))).mean(),
+            "g": torch.log(1 - d(fake)).mean(),
+            "d_through_g": -(torch.log(d(real)) + torch.log(1 - d(fake))).mean(),
+        }
+        try:
+            order(losses, opt_g, opt_d)
+        except RuntimeError as error:
+            if "inplace operation" in str(error):
+                raising.add(letter)
+    return raising
+
+
+_check_raising_orders = which_ones(_raising_orders, "abcd", "raise for a tensor changed in place")
 
 
 ACTIVITIES = (
     Activity(
         id="17.1",
-        task="Predict the parameter indices DDP reports as unused for a task-aux batch with three heads.",
-        names=("unused_indices",),
-        check=_check_unused_indices,
-        hints=(
-            "DDP numbers parameters in named_parameters() order: trunk, then the heads in insertion order.",
-            "Each Linear has a weight and a bias; a task-aux batch reaches the trunk and the aux head only.",
+        task=(
+            "Predict which of five logged values (loss, accuracy, grad_norm, penalty, lr) keep a "
+            "step's graph."
         ),
-        solution="unused_indices = [2, 3, 6, 7]",
+        names=("keeps_graph",),
+        check=_check_keeps_graph,
+        hints=(
+            "A value keeps a graph when it is a tensor with a grad_fn: computed from tensors that "
+            "require grad.",
+            "argmax has no gradient; .grad does not require grad; a Python float holds nothing.",
+        ),
+        solution='keeps_graph = {"loss", "penalty"}',
     ),
     Activity(
         id="17.2",
-        task=(
-            "Predict the status of the encoder layers' parameters with use_reentrant=False and the "
-            "frozen embedding."
-        ),
-        names=("layers_status",),
-        check=_check_status,
+        task="Predict how far one SGD step moves a parameter when its scaled gradient is clipped first.",
+        names=("moved",),
+        check=_check_moved,
         hints=(
-            "The non-reentrant version records the forward graph as usual and only recomputes activations.",
-            "Does it still need an input that requires grad for backward to reach the parameters?",
+            "Follow the norm: what is it after scale(loss).backward(), after the clip, after step?",
+            "scaler.step unscales (divides by 2¹⁶) before the SGD update, since unscale_ was not called.",
         ),
-        solution="layers_status = GradStatus.OK",
+        solution="moved = 1.52587890625e-05  # 1 / 2**16",
+    ),
+    Activity(
+        id="17.3",
+        task="Predict which of four orders of a GAN step's backward and step calls raise (in-place write).",
+        names=("raises",),
+        check=_check_raising_orders,
+        hints=(
+            "A step writes its network's parameters in place; a backward raises only when its record saved"
+            " some of them before that step.",
+            "g_loss's record goes through D and G; d_loss's (on fake.detach()) through D alone;"
+            " d_loss_through_g's through both.",
+        ),
+        solution='raises = {"a", "d"}',
     ),
 )

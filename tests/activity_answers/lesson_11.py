@@ -28,17 +28,3 @@ TABLE["11.2"] = {
         "print(torch.autograd.grad(first.sum(), x2))",
     ],
 }
-
-TABLE["11.3"] = {
-    "right": ['exact_ways = {"d", "b"}', 'exact_ways = ["b", "d"]', 'exact_ways = "bd"'],
-    "wrong": [
-        'exact_ways = {"a", "b", "d"}',  # a float32 difference quotient is off by about 1e-5
-        'exact_ways = {"b"}',  # dual numbers are forward mode too
-        'exact_ways = {"b", "c", "d"}',  # backward has nothing recorded under no_grad
-    ],
-    "with_extra_lines": [
-        'exact_ways = {"b", "d"}\n'
-        "with torch.no_grad():\n"
-        "    print(jvp(lambda t: (torch.exp(2 * t) * torch.sin(3 * t)).sum(), (x32,), (u,)))",
-    ],
-}

@@ -1,26 +1,34 @@
 """Answers the lesson 12 checks must judge: right ones written another way, plausible wrong ones."""
 
-TABLE = {
-    "12.1": {
-        "right": ['predicted_status = GradStatus["FROZEN"]', 'predicted_status = "FROZEN"'],
-        "wrong": [
-            "predicted_status = GradStatus.NOT_IN_OPTIMIZER",
-            "predicted_status = GradStatus.NO_GRAD",
-            "predicted_status = GradStatus.OK",
-        ],
-    },
-}
+TABLE = {}
 
-TABLE["12.1"]["with_extra_lines"] = ["predicted_status = GradStatus.FROZEN\nprint(predicted_status)"]
-
-TABLE["12.2"] = {
-    "right": ['cuts = {"e", "b"}', 'cuts = ["b", "e"]', 'cuts = "be"'],
+TABLE["12.1"] = {
+    "right": ['exact_ways = {"d", "b"}', 'exact_ways = ["b", "d"]', 'exact_ways = "bd"'],
     "wrong": [
-        'cuts = {"b"}',  # .data has no history either
-        'cuts = {"a", "b", "e"}',  # clone is recorded
-        'cuts = {"b", "e", "f"}',  # as_tensor of a tensor returns it
+        'exact_ways = {"a", "b", "d"}',  # a float32 difference quotient is off by about 1e-5
+        'exact_ways = {"b"}',  # dual numbers are forward mode too
+        'exact_ways = {"b", "c", "d"}',  # backward has nothing recorded under no_grad
     ],
     "with_extra_lines": [
-        'cuts = {"b", "e"}\nprint(torch.relu(torch.ones(2, requires_grad=True)).data.requires_grad)',
+        'exact_ways = {"b", "d"}\n'
+        "with torch.no_grad():\n"
+        "    print(jvp(lambda t: (torch.exp(2 * t) * torch.sin(3 * t)).sum(), (x32,), (u,)))",
+    ],
+}
+
+TABLE["12.2"] = {
+    "right": [
+        "forward_passes, backward_passes = 2, 5",
+        "forward_passes = 2.0\nbackward_passes = 5",
+        "import numpy as np\nforward_passes = np.int64(2)\nbackward_passes = len(range(5))",
+    ],
+    "wrong": [
+        "forward_passes = 5\nbackward_passes = 2",  # swapped: a forward-mode pass is a column, not a row
+        "forward_passes = 1\nbackward_passes = 1",  # one pass gives one column or one row
+        "forward_passes = 2\nbackward_passes = 1",  # one backward pass gives one row of five
+        "forward_passes = 10\nbackward_passes = 10",  # not one pass per element of the Jacobian
+    ],
+    "with_extra_lines": [
+        "forward_passes = 2\nbackward_passes = 5\nprint(forward_passes, backward_passes)",
     ],
 }

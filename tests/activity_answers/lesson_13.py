@@ -2,28 +2,25 @@
 
 TABLE = {
     "13.1": {
-        "right": ['predicted_stage = Stage["PARAMS_NOT_UPDATED"]', 'predicted_stage = "PARAMS_NOT_UPDATED"'],
+        "right": ['predicted_status = GradStatus["FROZEN"]', 'predicted_status = "FROZEN"'],
         "wrong": [
-            "predicted_stage = Stage.GRAD_MISSING",
-            "predicted_stage = Stage.OK",
-            "predicted_stage = Stage.GRADS_ACCUMULATING",
+            "predicted_status = GradStatus.NOT_IN_OPTIMIZER",
+            "predicted_status = GradStatus.NO_GRAD",
+            "predicted_status = GradStatus.OK",
         ],
     },
 }
 
-TABLE["13.1"]["with_extra_lines"] = ["predicted_stage = Stage.PARAMS_NOT_UPDATED\nprint(predicted_stage)"]
+TABLE["13.1"]["with_extra_lines"] = ["predicted_status = GradStatus.FROZEN\nprint(predicted_status)"]
 
 TABLE["13.2"] = {
-    "right": ['registers = {"e", "d", "b"}', 'registers = ["b", "d", "e"]', 'registers = "bde"'],
+    "right": ['cuts = {"e", "b"}', 'cuts = ["b", "e"]', 'cuts = "be"'],
     "wrong": [
-        'registers = {"b", "d"}',  # add_module registers too
-        'registers = {"b", "c", "d", "e"}',  # a plain dict is not a ModuleDict
-        'registers = {"b", "d", "e", "g"}',  # __dict__ goes around __setattr__
+        'cuts = {"b"}',  # .data has no history either
+        'cuts = {"a", "b", "e"}',  # clone is recorded
+        'cuts = {"b", "e", "f"}',  # as_tensor of a tensor returns it
     ],
     "with_extra_lines": [
-        'registers = {"b", "d", "e"}\n'
-        "probe = nn.Module()\n"
-        'probe.add_module("extra", nn.Linear(4, 4))\n'
-        "print(len(list(probe.parameters())))",
+        'cuts = {"b", "e"}\nprint(torch.relu(torch.ones(2, requires_grad=True)).data.requires_grad)',
     ],
 }

@@ -2,23 +2,28 @@
 
 TABLE = {
     "14.1": {
-        "right": [
-            "listed = 2 * 2 + 2",
-            'listed = len(["0.weight", "0.bias", "1.weight", "1.bias", "head.weight", "head.bias"])',
-        ],
-        "wrong": ["listed = 8", "listed = 9", "listed = 3"],
-    },
-    "14.2": {
-        "right": ['leaves = ["e", "c", "a"]', 'leaves = frozenset("ace")'],
+        "right": ['predicted_stage = Stage["PARAMS_NOT_UPDATED"]', 'predicted_stage = "PARAMS_NOT_UPDATED"'],
         "wrong": [
-            'leaves = {"c", "e"}',
-            'leaves = {"a", "c", "d", "e"}',
-            'leaves = {"a", "b", "c", "d", "e"}',
+            "predicted_stage = Stage.GRAD_MISSING",
+            "predicted_stage = Stage.OK",
+            "predicted_stage = Stage.GRADS_ACCUMULATING",
         ],
     },
 }
 
-TABLE["14.1"]["right"] += ["listed = 6.0", "import numpy as np\nlisted = np.int64(6)"]
-TABLE["14.1"]["wrong"] += ["listed = 6.5", 'listed = "6"']
-TABLE["14.1"]["with_extra_lines"] = ["listed = 6\nprint(listed)"]
-TABLE["14.2"]["with_extra_lines"] = ['leaves = {"a", "c", "e"}\nprint(sorted(leaves))']
+TABLE["14.1"]["with_extra_lines"] = ["predicted_stage = Stage.PARAMS_NOT_UPDATED\nprint(predicted_stage)"]
+
+TABLE["14.2"] = {
+    "right": ['registers = {"e", "d", "b"}', 'registers = ["b", "d", "e"]', 'registers = "bde"'],
+    "wrong": [
+        'registers = {"b", "d"}',  # add_module registers too
+        'registers = {"b", "c", "d", "e"}',  # a plain dict is not a ModuleDict
+        'registers = {"b", "d", "e", "g"}',  # __dict__ goes around __setattr__
+    ],
+    "with_extra_lines": [
+        'registers = {"b", "d", "e"}\n'
+        "probe = nn.Module()\n"
+        'probe.add_module("extra", nn.Linear(4, 4))\n'
+        "print(len(list(probe.parameters())))",
+    ],
+}

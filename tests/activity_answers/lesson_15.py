@@ -1,77 +1,24 @@
 """Answers the lesson 15 checks must judge: right ones written another way, plausible wrong ones."""
 
-from autograd_course.yourturn.lesson_15 import ACTIVITIES
-
 TABLE = {
     "15.1": {
-        "right": ["running_mean_moves = not False", "running_mean_moves = model.training"],
-        "wrong": ["running_mean_moves = False", 'running_mean_moves = "True"', "running_mean_moves = 1"],
+        "right": [
+            "listed = 2 * 2 + 2",
+            'listed = len(["0.weight", "0.bias", "1.weight", "1.bias", "head.weight", "head.bias"])',
+        ],
+        "wrong": ["listed = 8", "listed = 9", "listed = 3"],
     },
     "15.2": {
-        "right": [
-            "class TanhGate(torch.autograd.Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, x, w):\n"
-            "        ctx.save_for_backward(x, w)\n"
-            "        return torch.tanh(x * w)\n"
-            "\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        x, w = ctx.saved_tensors\n"
-            "        d = grad / torch.cosh(x * w) ** 2\n"
-            "        return w * d, x * d",
-        ],
+        "right": ['leaves = ["e", "c", "a"]', 'leaves = frozenset("ace")'],
         "wrong": [
-            "class TanhGate(torch.autograd.Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, x, w):\n"
-            "        ctx.save_for_backward(x, w)\n"
-            "        return torch.tanh(x * w)\n"
-            "\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        x, w = ctx.saved_tensors\n"
-            "        return grad * (1 - torch.tanh(x * w) ** 2) * w",
-            "class TanhGate(torch.autograd.Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, x, w):\n"
-            "        ctx.save_for_backward(x, w)\n"
-            "        return torch.tanh(x * w)\n"
-            "\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        x, w = ctx.saved_tensors\n"
-            "        d = grad * (1 - torch.tanh(x * w) ** 2)\n"
-            "        return d * x, d * w",
-            "class TanhGate(torch.autograd.Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, x, w):\n"
-            "        ctx.save_for_backward(x, w)\n"
-            "        return torch.tanh(x * w)\n"
-            "\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        x, w = ctx.saved_tensors\n"
-            "        return grad * w, grad * x",
+            'leaves = {"c", "e"}',
+            'leaves = {"a", "c", "d", "e"}',
+            'leaves = {"a", "b", "c", "d", "e"}',
         ],
     },
 }
 
-TABLE["15.1"]["with_extra_lines"] = ["running_mean_moves = True\nprint(running_mean_moves)"]
-# the declared solution, then the learner's own try of it (a backward on their own tensor)
-TABLE["15.2"]["with_extra_lines"] = [
-    next(a.solution for a in ACTIVITIES if a.id == "15.2")
-    + "\n\n\ntried_x = torch.ones(2, requires_grad=True)\n"
-    "TanhGate.apply(tried_x, torch.ones(2)).sum().backward()\n"
-    "print(tried_x.grad)",
-]
-
-TABLE["15.3"] = {
-    "right": ['twice_ok = {"e", "d", "a"}', 'twice_ok = ["a", "d", "e"]', 'twice_ok = "ade"'],
-    "wrong": [
-        'twice_ok = {"a", "e"}',  # clone is a recorded operation
-        'twice_ok = {"a", "b", "d", "e"}',  # .data is not recorded
-        'twice_ok = {"a", "c", "d", "e"}',  # neither is what runs under no_grad
-    ],
-    "with_extra_lines": ['twice_ok = {"a", "d", "e"}\nprint(len(twice_ok), "of 5")'],
-}
+TABLE["15.1"]["right"] += ["listed = 6.0", "import numpy as np\nlisted = np.int64(6)"]
+TABLE["15.1"]["wrong"] += ["listed = 6.5", 'listed = "6"']
+TABLE["15.1"]["with_extra_lines"] = ["listed = 6\nprint(listed)"]
+TABLE["15.2"]["with_extra_lines"] = ['leaves = {"a", "c", "e"}\nprint(sorted(leaves))']

@@ -1,41 +1,77 @@
 """Answers the lesson 16 checks must judge: right ones written another way, plausible wrong ones."""
 
+from autograd_course.yourturn.lesson_16 import ACTIVITIES
+
 TABLE = {
     "16.1": {
+        "right": ["running_mean_moves = not False", "running_mean_moves = model.training"],
+        "wrong": ["running_mean_moves = False", 'running_mean_moves = "True"', "running_mean_moves = 1"],
+    },
+    "16.2": {
         "right": [
-            'keeps_graph = ["penalty", "loss"]',
-            'keeps_graph = {"loss", "accuracy", "penalty"} - {"accuracy"}',
+            "class TanhGate(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x, w):\n"
+            "        ctx.save_for_backward(x, w)\n"
+            "        return torch.tanh(x * w)\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        x, w = ctx.saved_tensors\n"
+            "        d = grad / torch.cosh(x * w) ** 2\n"
+            "        return w * d, x * d",
         ],
         "wrong": [
-            'keeps_graph = {"loss"}',
-            'keeps_graph = {"loss", "accuracy", "penalty"}',
-            'keeps_graph = {"loss", "grad_norm", "penalty"}',
+            "class TanhGate(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x, w):\n"
+            "        ctx.save_for_backward(x, w)\n"
+            "        return torch.tanh(x * w)\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        x, w = ctx.saved_tensors\n"
+            "        return grad * (1 - torch.tanh(x * w) ** 2) * w",
+            "class TanhGate(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x, w):\n"
+            "        ctx.save_for_backward(x, w)\n"
+            "        return torch.tanh(x * w)\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        x, w = ctx.saved_tensors\n"
+            "        d = grad * (1 - torch.tanh(x * w) ** 2)\n"
+            "        return d * x, d * w",
+            "class TanhGate(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x, w):\n"
+            "        ctx.save_for_backward(x, w)\n"
+            "        return torch.tanh(x * w)\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad):\n"
+            "        x, w = ctx.saved_tensors\n"
+            "        return grad * w, grad * x",
         ],
     },
 }
 
-TABLE["16.1"]["with_extra_lines"] = ['keeps_graph = {"loss", "penalty"}\nprint(sorted(keeps_graph))']
-
-TABLE["16.2"] = {
-    "right": ["moved = 2.0**-16", "moved = 1.5259e-05"],
-    "wrong": ["moved = 0.5", "moved = 1.0", "moved = 0.5 / 2**16", 'moved = "2**-16"'],
-    "with_extra_lines": [
-        "moved = 1 / 65536\n"
-        "p = nn.Parameter(torch.zeros(2))\n"
-        "optimizer = torch.optim.SGD([p], lr=1.0)\n"
-        "scaler = torch.amp.GradScaler(device.type, init_scale=2.0**16)\n"
-        "scaler.scale((p * torch.tensor([0.3, 0.4], device=device)).sum()).backward()\n"
-        "scaler.unscale_(optimizer)\n"
-        "print(p.grad.norm())",
-    ],
-}
+TABLE["16.1"]["with_extra_lines"] = ["running_mean_moves = True\nprint(running_mean_moves)"]
+# the declared solution, then the learner's own try of it (a backward on their own tensor)
+TABLE["16.2"]["with_extra_lines"] = [
+    next(a.solution for a in ACTIVITIES if a.id == "16.2")
+    + "\n\n\ntried_x = torch.ones(2, requires_grad=True)\n"
+    "TanhGate.apply(tried_x, torch.ones(2)).sum().backward()\n"
+    "print(tried_x.grad)",
+]
 
 TABLE["16.3"] = {
-    "right": ['raises = {"d", "a"}', 'raises = ["a", "d"]', 'raises = "ad"'],
+    "right": ['twice_ok = {"e", "d", "a"}', 'twice_ok = ["a", "d", "e"]', 'twice_ok = "ade"'],
     "wrong": [
-        'raises = {"a"}',  # opt_g.step() writes G's weights, which d_loss_through_g saved
-        'raises = {"a", "c", "d"}',  # d_loss on fake.detach() never reaches G
-        'raises = {"a", "b", "d"}',  # both backward calls before either step: nothing was written yet
+        'twice_ok = {"a", "e"}',  # clone is a recorded operation
+        'twice_ok = {"a", "b", "d", "e"}',  # .data is not recorded
+        'twice_ok = {"a", "c", "d", "e"}',  # neither is what runs under no_grad
     ],
-    "with_extra_lines": ['raises = {"a", "d"}\nprint(sorted(raises))'],
+    "with_extra_lines": ['twice_ok = {"a", "d", "e"}\nprint(len(twice_ok), "of 5")'],
 }

@@ -160,8 +160,8 @@ MIN_SCALE = 0.65  # site.js: a diagram's labels never shrink below this share of
 LAYOUT_PAGES = [
     "index.html",
     "notebooks/04_inplace_operations.html",
-    "notebooks/12_debugging_harness.html",
-    "notebooks/13_autograd_doctor.html",
+    "notebooks/13_debugging_harness.html",
+    "notebooks/14_autograd_doctor.html",
     f"exercises/{exercise_notebooks()[0].stem}.html",
 ]
 _LAYOUT = """() => {

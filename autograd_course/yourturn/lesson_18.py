@@ -1,0 +1,84 @@
+"""Your-turn activities of lesson 18 · Bugs from the field: wrappers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograd_course.yourturn.engine import Activity, correct, incorrect
+
+__all__ = ["ACTIVITIES"]
+
+
+def _unused_for_aux() -> list[int]:
+    """Indices of the parameters a task-"aux" backward leaves without .grad, asked of torch itself."""
+    import torch
+    from torch import nn
+
+    trunk = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+    heads = nn.ModuleDict({"main": nn.Linear(16, 3), "aux": nn.Linear(16, 2), "extra": nn.Linear(16, 4)})
+    model = nn.ModuleDict({"trunk": trunk, "heads": heads})
+    heads["aux"](trunk(torch.randn(4, 8))).sum().backward()
+    return [i for i, (_, p) in enumerate(model.named_parameters()) if p.grad is None]
+
+
+def _check_unused_indices(unused_indices: Any) -> tuple:
+    values = unused_indices
+    if not isinstance(values, (list, tuple)) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in values
+    ):
+        return incorrect(f"expected a list of indices such as [4, 5], got {unused_indices!r}")
+    actual = _unused_for_aux()
+    found = sorted(values)
+    if found == actual:
+        return correct(
+            f"{actual}: the indices follow named_parameters(): trunk 0-1, main 2-3, aux 4-5, extra 6-7; "
+            "a task-aux batch leaves main and extra without a gradient."
+        )
+    if found == [4, 5]:
+        return incorrect("4 and 5 are the aux head itself, which this batch uses; which heads does it skip?")
+    if found in ([2, 3], [6, 7]):
+        return incorrect(f"{found} is one of the skipped heads; a task-aux batch skips two")
+    return incorrect(
+        f"{found} is not it: number the parameters in named_parameters() order, weight then bias"
+    )
+
+
+def _check_status(layers_status: Any) -> tuple:
+    from helpers import GradStatus
+
+    if not isinstance(layers_status, GradStatus):
+        return incorrect(f"expected a GradStatus such as GradStatus.NO_GRAD, got {layers_status!r}")
+    if layers_status is GradStatus.OK:
+        return correct("the non-reentrant version records the graph, so gradients reach the layers.")
+    return incorrect(
+        f"you said {layers_status.name}; use_reentrant=False does not need an input that requires grad"
+    )
+
+
+ACTIVITIES = (
+    Activity(
+        id="18.1",
+        task="Predict the parameter indices DDP reports as unused for a task-aux batch with three heads.",
+        names=("unused_indices",),
+        check=_check_unused_indices,
+        hints=(
+            "DDP numbers parameters in named_parameters() order: trunk, then the heads in insertion order.",
+            "Each Linear has a weight and a bias; a task-aux batch reaches the trunk and the aux head only.",
+        ),
+        solution="unused_indices = [2, 3, 6, 7]",
+    ),
+    Activity(
+        id="18.2",
+        task=(
+            "Predict the status of the encoder layers' parameters with use_reentrant=False and the "
+            "frozen embedding."
+        ),
+        names=("layers_status",),
+        check=_check_status,
+        hints=(
+            "The non-reentrant version records the forward graph as usual and only recomputes activations.",
+            "Does it still need an input that requires grad for backward to reach the parameters?",
+        ),
+        solution="layers_status = GradStatus.OK",
+    ),
+)
