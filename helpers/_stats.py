@@ -206,10 +206,11 @@ _SUMMED_IN_FLOAT32 = (torch.float32, torch.float16, torch.bfloat16)
 
 
 def _summed_in_float32(tensor: torch.Tensor) -> bool:
-    """Whether norms() sums this tensor's squares in float32 (see _looped_norms, _foreach_norms)."""
-    if tensor.dtype not in _SUMMED_IN_FLOAT32 or tensor.layout != torch.strided:
+    """Whether norms() sums this tensor's squares in float32 (see _looped_norms, _foreach_norms).
+    The cheap test first: a small tensor on the CPU (a bias) is summed in float64."""
+    if tensor.numel() <= _SMALL and (tensor.is_cpu or _FOREACH_NORM is None):
         return False
-    return tensor.numel() > _SMALL or use_foreach(tensor.device)  # the tensors _looped_norms measures alone
+    return tensor.dtype in _SUMMED_IN_FLOAT32 and tensor.layout == torch.strided
 
 
 def to_look_at(tensors: Sequence[torch.Tensor], measured: Sequence[float]) -> list[int]:
