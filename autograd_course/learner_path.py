@@ -21,6 +21,7 @@ from autograd_course.workspace import LESSONS, read_progress
 __all__ = [
     "ExerciseState",
     "LessonState",
+    "earlier_lessons",
     "exercise_states",
     "lesson_states",
     "minutes_text",
@@ -81,16 +82,28 @@ def _arrival(files: list[Path]) -> float:
     return min((p.stat().st_mtime for p in files), default=0.0)
 
 
+def _saved_lessons(workspace: Path) -> dict[str, Path]:
+    """The lesson notebooks in workspace/lessons/, by file name."""
+    return {p.name: p for p in (workspace / LESSONS).glob("[0-9][0-9]_*.ipynb") if p.is_file()}
+
+
+def earlier_lessons(workspace: Path) -> list[Path]:
+    """Lesson files the course map no longer names: kept from an earlier version of the course (a
+    lesson split or renumbered since), never counted as a current lesson of the same number."""
+    current = {lesson.notebook().name for lesson in COURSE_MAP}
+    return sorted(path for name, path in _saved_lessons(workspace).items() if name not in current)
+
+
 def lesson_states(workspace: Path) -> list[LessonState]:
-    """Every lesson of the course map, in order, as saved in workspace/lessons/."""
-    folder = workspace / LESSONS
-    found = {p.name[:2]: p for p in sorted(folder.glob("[0-9][0-9]_*.ipynb")) if p.is_file()}
+    """Every lesson of the course map, in order, as saved in workspace/lessons/ under its own file
+    name: a file of an earlier course version with the same number is another lesson."""
+    found = _saved_lessons(workspace)
     exercises = [p for p in workspace.glob("*.ipynb") if p.is_file()]
     arrival = _arrival([*found.values(), *exercises])
     states = []
     for lesson in COURSE_MAP:
-        path = found.get(lesson.number)
         course = lesson.notebook()
+        path = found.get(course.name)
         nb = read_notebook(path) if path else read_notebook(course)
         total = check_cells(nb)
         correct = len(activities_correct(nb)) if path else 0

@@ -13,7 +13,7 @@ import pytest
 from autograd_course.cli import main
 from autograd_course.commands import learn
 from autograd_course.course import COURSE_MAP
-from autograd_course.learner_path import exercise_states, lesson_states, next_notebook
+from autograd_course.learner_path import earlier_lessons, exercise_states, lesson_states, next_notebook
 from autograd_course.protocol import META_KEY
 
 ACTIVITY_MIME = "application/vnd.autograd-course.yourturn+json"
@@ -132,6 +132,33 @@ def test_progress_and_class_progress_count_the_same_activities(ws, tmp_path, cap
     [room] = json.loads(capsys.readouterr().out)
     assert (room["activities_correct"], room["activities_total"]) == (mine, total) == (4, total)
     assert room["lessons_run"] == ["01", "03"]
+
+
+def test_a_lesson_file_of_an_earlier_course_version_is_not_counted_as_todays_lesson(ws, tmp_path, capsys):
+    """A workspace started before a lesson was split keeps the old file under the old number: lesson 12
+    was the harness, now 13. Its correct activities must not be credited to today's lesson 12."""
+    current = lesson_file(ws, "12")
+    answer(lesson_file(ws, "13"), correct=99)
+    earlier = ws / "lessons" / "12_debugging_harness.ipynb"
+    lesson_file(ws, "13").rename(earlier)  # what the earlier version called it
+    current.unlink()  # today's 12 not copied yet
+    states = {s.number: s for s in lesson_states(ws)}
+    assert (states["12"].path, states["12"].correct) == (None, 0)
+    assert (states["13"].path, states["13"].correct) == (None, 0)
+    assert earlier_lessons(ws) == [earlier]
+    assert main(["progress", "--dir", str(ws)]) == 0
+    out = capsys.readouterr().out
+    assert "Kept from an earlier version of the course, not counted: 12_debugging_harness.ipynb" in out
+    assert main(["start", str(ws)]) == 0  # adds today's lessons beside it, keeps the learner's file
+    capsys.readouterr()
+    assert current.is_file() and earlier.is_file()
+    assert {s.number: s.correct for s in lesson_states(ws)}["12"] == 0
+    homes = tmp_path / "homes"
+    (homes / "ada").mkdir(parents=True)
+    os.rename(ws, homes / "ada" / "my-work")
+    assert main(["class-progress", str(homes), "--json"]) == 0
+    [room] = json.loads(capsys.readouterr().out)
+    assert room["activities_correct"] == 0 and room["lessons_run"] == []
 
 
 def test_check_on_the_lessons_says_what_it_is_for_and_shows_their_activities(ws, capsys):

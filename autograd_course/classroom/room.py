@@ -12,6 +12,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from autograd_course.classroom.homes import CourseFolder, LearnerHome
+from autograd_course.course import COURSE_MAP
 from autograd_course.protocol import PROGRESS_FILE
 from autograd_course.saved import activities_correct, check_cells, outputs, read_notebook
 
@@ -75,7 +76,9 @@ def _read_folder(folder: CourseFolder, ids: list[str], state: LearnerState) -> N
     """Add one course folder's lessons, activities and challenge parts to state."""
     from autograd_course.checks import VERDICT_MIME
 
-    lessons, challenge = folder.lesson_notebooks(), folder.challenge_notebooks(ids)
+    current = {lesson.notebook().name for lesson in COURSE_MAP}  # not a file of an earlier course version
+    lessons = [p for p in folder.lesson_notebooks() if p.name in current]
+    challenge = folder.challenge_notebooks(ids)
     files = lessons + challenge
     if not files:
         return

@@ -6,7 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograd_course.learner_path import exercise_states, lesson_states, minutes_text, next_notebook
+from autograd_course.learner_path import (
+    earlier_lessons,
+    exercise_states,
+    lesson_states,
+    minutes_text,
+    next_notebook,
+)
 
 NAME = "progress"
 HELP = "show each lesson's activities done, the challenge exercises (from your last `check`), time left, next"
@@ -29,6 +35,13 @@ def main(args: argparse.Namespace) -> int:
     for s in lessons:
         done = f"{s.correct}/{s.total} activities"
         print(f"  {s.number}  {s.title:<{width}}  {done:<14}  {s.minutes:>3} min  {s.status}")
+    earlier = earlier_lessons(workspace)
+    if earlier:
+        names = ", ".join(p.name for p in earlier)
+        print(
+            f"  Kept from an earlier version of the course, not counted: {names}. The course's lessons "
+            "were split or renumbered since; `autograd-course start` adds the current ones beside yours."
+        )
     print(f"\nChallenge in {workspace} (from `autograd-course check`):")
     for e in exercises:
         print(f"  {e.ex_id:<3} {e.title:<{width - 1}}  {e.mode:<14}  {e.minutes:>3} min  {e.status}")
