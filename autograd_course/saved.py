@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from autograd_course.checks.verdict import ACTIVITY_MIME
-from autograd_course.protocol import META_KEY
+from autograd_course.protocol import ACTIVITY_MIME, META_KEY
 
 __all__ = ["activities_correct", "check_cells", "outputs", "read_notebook"]
 

@@ -9,12 +9,9 @@ from enum import Enum
 from typing import Any
 
 from autograd_course.checks.display import message_html
+from autograd_course.protocol import ACTIVITY_MIME, VERDICT_MIME
 
 __all__ = ["ACTIVITY_MIME", "COLOURS", "STATUS", "VERDICT_MIME", "Note", "Outcome", "Verdict", "label_of"]
-
-# The machine-readable copy of a verdict, stored with the output: challenge parts and lesson activities.
-VERDICT_MIME = "application/vnd.autograd-course.verdict+json"
-ACTIVITY_MIME = "application/vnd.autograd-course.yourturn+json"
 
 
 class Outcome(Enum):

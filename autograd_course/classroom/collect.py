@@ -13,7 +13,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograd_course.classroom.homes import LearnerHome
+from autograd_course.classroom.homes import LearnerHome, is_challenge_name
+from autograd_course.course import exercise_ids
 
 __all__ = ["CollectError", "Collected", "collect_work", "roster_csv"]
 
@@ -43,7 +44,6 @@ def _inside(path: Path, home: Path) -> bool:
 
 def _candidates(learner: LearnerHome, ids: list[str]) -> list[Path]:
     """Every challenge notebook in the learner's course folders, symlinks included (to refuse them)."""
-    from autograd_course.classroom.homes import is_challenge_name
 
     found = []
     for folder in learner.folders:
@@ -54,7 +54,6 @@ def _candidates(learner: LearnerHome, ids: list[str]) -> list[Path]:
 
 def collect_work(learners: list[LearnerHome], out: Path) -> Collected:
     """Copy every learner's challenge notebooks under out/<user>/; out must be new or empty."""
-    from autograd_course.course import exercise_ids
 
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise CollectError(f"{out} exists and is not an empty folder; collect into a new folder")

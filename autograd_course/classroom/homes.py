@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograd_course.course import exercise_ids
 from autograd_course.learner import recorded_learner
 
 __all__ = ["CourseFolder", "LearnerHome", "find_homes", "is_challenge_name"]
@@ -87,7 +88,6 @@ def _learner_id(user: str, folders: list[CourseFolder]) -> str:
 
 def find_homes(homes: Path, prefix: str = "") -> list[LearnerHome]:
     """Every learner under homes, by user name (folder name without prefix); ValueError for a bad folder."""
-    from autograd_course.course import exercise_ids
 
     if not homes.is_dir():
         raise ValueError(f"{homes} is not a folder; expected the folder that holds the learners' homes")

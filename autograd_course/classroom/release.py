@@ -13,6 +13,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograd_course.course import course_map_text, course_notebooks, exercise_notebooks
+
 __all__ = ["MARKER", "Release", "ReleaseError", "make_release"]
 
 MARKER = ".autograd-course-release.json"  # says a folder is a release `make_release` may update
@@ -35,7 +37,6 @@ class Release:
 
 def _readme() -> str:
     """The release's README: how to start, the course map, where the challenge is."""
-    from autograd_course.course import course_map_text
 
     return (
         "# Autograd Debugging\n\nOpen `notebooks/00_mental_model.ipynb` and work through the lessons"
@@ -57,7 +58,6 @@ def _check_target(out: Path) -> None:
 
 def make_release(out: Path, root: Path | None = None) -> Release:
     """Write (or update) the student release in out: notebooks/, exercises/, README.md, the marker."""
-    from autograd_course.course import course_notebooks, exercise_notebooks
 
     _check_target(out)
     lessons, exercises = course_notebooks(root=root), exercise_notebooks(root=root)

@@ -12,8 +12,8 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from autograd_course.classroom.homes import CourseFolder, LearnerHome
-from autograd_course.course import COURSE_MAP
-from autograd_course.protocol import PROGRESS_FILE
+from autograd_course.course import COURSE_MAP, exercise_ids
+from autograd_course.protocol import PROGRESS_FILE, VERDICT_MIME
 from autograd_course.saved import activities_correct, check_cells, outputs, read_notebook
 
 __all__ = ["LearnerState", "learner_state", "room_state"]
@@ -74,8 +74,6 @@ def _checked_parts(folder: CourseFolder) -> set[str]:
 
 def _read_folder(folder: CourseFolder, ids: list[str], state: LearnerState) -> None:
     """Add one course folder's lessons, activities and challenge parts to state."""
-    from autograd_course.checks import VERDICT_MIME
-
     current = {lesson.notebook().name for lesson in COURSE_MAP}  # not a file of an earlier course version
     lessons = [p for p in folder.lesson_notebooks() if p.name in current]
     challenge = folder.challenge_notebooks(ids)
@@ -114,7 +112,6 @@ def _read_folder(folder: CourseFolder, ids: list[str], state: LearnerState) -> N
 
 def learner_state(learner: LearnerHome) -> LearnerState:
     """What one learner has done, from their saved files."""
-    from autograd_course.course import exercise_ids
 
     state = LearnerState(learner.user, learner.learner, problem=learner.problem)
     ids = exercise_ids()
