@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from field_corpus.case import Case, Setup, mlp, regression
+from field_corpus.case import Case, Setup, mlp, plain_step, regression
 from helpers import Stage
 
 
@@ -93,14 +93,7 @@ def where_unused_branch() -> Setup:
     model, (x, y) = _SafeDiv(), regression()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(x) - y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return Setup(step, model, optimizer)
+    return Setup(plain_step(model, optimizer, x, y), model, optimizer)
 
 
 class _AsymmetricLoss(nn.Module):

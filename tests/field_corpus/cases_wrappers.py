@@ -9,7 +9,7 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
-from field_corpus.case import Case, Setup, regression
+from field_corpus.case import Case, Setup, plain_step, regression
 from helpers import Stage
 
 
@@ -37,19 +37,12 @@ def ddp_unused_parameters() -> Setup:
     x, y = regression()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(x) - y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
-
     def cleanup() -> None:
         dist.destroy_process_group()
         if os.path.exists(path):
             os.unlink(path)
 
-    return Setup(step, model, optimizer, cleanup=cleanup)
+    return Setup(plain_step(model, optimizer, x, y), model, optimizer, cleanup=cleanup)
 
 
 class _ReluTwice(nn.Module):
@@ -72,14 +65,7 @@ def compiled_relu_inplace() -> Setup:
     x, y = regression()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(x) - y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return Setup(step, model, optimizer)
+    return Setup(plain_step(model, optimizer, x, y), model, optimizer)
 
 
 CASES = (
