@@ -253,40 +253,35 @@ def exact_figures(tensors: Sequence[torch.Tensor]) -> list[tuple[int, int, float
 _DOWN = 2.0**-100
 
 
+def _scratch(
+    scratch: dict[tuple[torch.Size, torch.dtype, torch.device], torch.Tensor],
+    like: torch.Tensor,
+    dtype: torch.dtype,
+) -> torch.Tensor:
+    """A tensor of like's shape and device in `dtype`, one per key and reused (a model has few
+    shapes): no memory is allocated per measured tensor."""
+    key = (like.shape, dtype, like.device)
+    out = scratch.get(key)
+    if out is None:
+        out = scratch[key] = torch.empty(like.shape, dtype=dtype, device=like.device)
+    return out
+
+
+# second_look's tensors are the ones norms() summed in float32: strided, float32, half or bfloat16.
+
+
 def _overflowed_norms(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
-    """The L2 norm of each tensor * 2**-100 (float64 for double), as 0-dim tensors on their devices.
-    The products go into one scratch tensor per shape, dtype and device, reused (a model has few
-    shapes): no memory is allocated per tensor. Called under no_grad."""
+    """The float32 L2 norm of each tensor * 2**-100, as 0-dim tensors on their devices."""
     scratch: dict[tuple[torch.Size, torch.dtype, torch.device], torch.Tensor] = {}
-    result = []
-    for tensor in tensors:
-        if tensor.dtype is not torch.float32 or tensor.layout is not torch.strided:
-            tensor = dense_values(tensor)
-            acc = _accumulation_dtype(tensor.dtype)
-            tensor = tensor if tensor.dtype == acc else tensor.to(acc)
-        key = (tensor.shape, tensor.dtype, tensor.device)
-        out = scratch.get(key)
-        if out is None:
-            out = scratch[key] = torch.empty(key[0], dtype=key[1], device=key[2])
-        result.append(torch.linalg.vector_norm(torch.mul(tensor, _DOWN, out=out)))
-    return result
+    products = (torch.mul(t, _DOWN, out=_scratch(scratch, t, torch.float32)) for t in tensors)
+    return [torch.linalg.vector_norm(p) for p in products]
 
 
 def _exact_norms(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
-    """exact_norm of each tensor, strided real ones copied into one float64 scratch tensor per shape
-    and device, reused: no memory is allocated per tensor. Called under no_grad."""
-    scratch: dict[tuple[torch.Size, torch.device], torch.Tensor] = {}
-    result = []
-    for tensor in tensors:
-        if tensor.is_complex() or tensor.layout is not torch.strided:
-            result.append(exact_norm(tensor))
-            continue
-        key = (tensor.shape, tensor.device)
-        out = scratch.get(key)
-        if out is None:
-            out = scratch[key] = torch.empty(key[0], dtype=torch.float64, device=key[1])
-        result.append(torch.linalg.vector_norm(out.copy_(tensor)))
-    return result
+    """The L2 norm of each tensor summed in float64 (exact_norm's figure), as 0-dim tensors on their
+    devices: each copied into a float64 scratch tensor, reused."""
+    scratch: dict[tuple[torch.Size, torch.dtype, torch.device], torch.Tensor] = {}
+    return [torch.linalg.vector_norm(_scratch(scratch, t, torch.float64).copy_(t)) for t in tensors]
 
 
 def _zero_bits(tensor: torch.Tensor) -> torch.Tensor:
