@@ -17,7 +17,6 @@ __all__ = [
     "exact_figures",
     "exact_norm",
     "host_floats",
-    "nonfinite_counts",
     "norms",
     "on_device",
     "second_look",
@@ -60,16 +59,6 @@ def count_nonfinite(tensor: torch.Tensor) -> torch.Tensor:
     nan = torch.isnan(t).sum()
     bad = t.numel() - torch.isfinite(t).sum()
     return torch.stack([nan, bad - nan])
-
-
-@torch.no_grad()
-def nonfinite_counts(tensors: Sequence[torch.Tensor]) -> list[tuple[int, int]]:
-    """(NaN count, Inf count) for every tensor, with one host read."""
-    if not tensors:
-        return []
-    first = tensors[0].device
-    counts = torch.stack([on_device(count_nonfinite(t), first) for t in tensors]).tolist()
-    return [(int(a), int(b)) for a, b in counts]
 
 
 def abs_max(tensor: torch.Tensor) -> torch.Tensor:
