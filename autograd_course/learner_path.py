@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograd_course.classroom.room import ARRIVAL_SLACK
-from autograd_course.course import COURSE_MAP, exercise_titles, find_exercise
+from autograd_course.course import COURSE_MAP, course_notebooks, exercise_titles, find_exercise
 from autograd_course.course_times import estimate
 from autograd_course.modes import mode_of
 from autograd_course.saved import activities_correct, check_cells, read_notebook
@@ -90,7 +90,7 @@ def _saved_lessons(workspace: Path) -> dict[str, Path]:
 def earlier_lessons(workspace: Path) -> list[Path]:
     """Lesson files the course map no longer names: kept from an earlier version of the course (a
     lesson split or renumbered since), never counted as a current lesson of the same number."""
-    current = {lesson.notebook().name for lesson in COURSE_MAP}
+    current = {p.name for p in course_notebooks()}
     return sorted(path for name, path in _saved_lessons(workspace).items() if name not in current)
 
 

@@ -12,7 +12,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from autograd_course.classroom.homes import CourseFolder, LearnerHome
-from autograd_course.course import COURSE_MAP, exercise_ids
+from autograd_course.course import course_notebooks, exercise_ids
 from autograd_course.protocol import PROGRESS_FILE, VERDICT_MIME
 from autograd_course.saved import activities_correct, check_cells, outputs, read_notebook
 
@@ -74,7 +74,7 @@ def _checked_parts(folder: CourseFolder) -> set[str]:
 
 def _read_folder(folder: CourseFolder, ids: list[str], state: LearnerState) -> None:
     """Add one course folder's lessons, activities and challenge parts to state."""
-    current = {lesson.notebook().name for lesson in COURSE_MAP}  # not a file of an earlier course version
+    current = {p.name for p in course_notebooks()}  # not a file of an earlier course version
     lessons = [p for p in folder.lesson_notebooks() if p.name in current]
     challenge = folder.challenge_notebooks(ids)
     files = lessons + challenge
