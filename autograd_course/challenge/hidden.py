@@ -19,6 +19,7 @@ changed them is flagged and not judged.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 import secrets
@@ -28,6 +29,8 @@ import tempfile
 import threading
 import traceback
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +38,6 @@ import torch
 import torch.nn.functional as F
 
 import helpers
-from autograd_course.challenge.answer_source import FIXED_NAMES
 from autograd_course.challenge.catalogue import FIXABLE, build_broken, exercise
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.evidence import stage_name, summarize
@@ -84,8 +86,10 @@ def _changed(before: dict[str, int]) -> list[str]:
     return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))[:5]
 
 
+@functools.cache
 def _warm_up() -> None:
-    """Run the broken code and a fix once, so torch's lazy set-up is not taken for an answer's change."""
+    """Run the broken code and a fix once per process, so torch's lazy set-up is not taken for an
+    answer's change."""
 
     with torch.random.fork_rng(devices=[]):
         code = build_broken(variant_for(None, "D"))
@@ -162,28 +166,43 @@ class _Watch:
         return not (mode and any(c in str(mode) for c in "wax+")) and full.startswith(self.readable)
 
 
-_WATCH = _Watch()
+@functools.cache
+def _watch() -> _Watch:
+    """The one audit hook, installed on first use: in the kernel that runs answers, never in a
+    process that only imports this module (the grader's own, for HIDDEN_RUNS and hidden_path)."""
+    return _Watch()
+
+
+@contextmanager
+def _watched() -> Iterator[list[str]]:
+    """Run the block as the answer: its thread watched, torch and the toolkit compared before and after.
+    Yields the list of what it changed, filled when the block ends."""
+    watch, before, changed = _watch(), _snapshot(), []
+    watch.on, watch.thread = True, threading.get_ident()
+    try:
+        yield changed
+    finally:
+        watch.on = False
+    changed += _changed(before)
 
 
 def _run_source(source: str, ns: dict[str, Any]) -> tuple[dict | None, list[str]]:
     """Run the answer in ns: (the error it raised or None, what it changed in torch or the toolkit)."""
-    before = _snapshot()
     error = None
-    _WATCH.on, _WATCH.thread = True, threading.get_ident()
-    try:
-        exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer, in the grader's sandbox
-    except Exception as exc:  # the raising-cell rule: judge the names set before the error
-        error = _error_of(exc)
-    finally:
-        _WATCH.on = False
-    return error, _changed(before)
+    with _watched() as changed:
+        try:
+            exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer, in the grader's sandbox
+        except Exception as exc:  # the raising-cell rule: judge the names set before the error
+            error = _error_of(exc)
+    return error, changed
 
 
 def _reached() -> list[str]:
     """What the answer reached for since the last call (at most five, each once)."""
-    events = list(dict.fromkeys(_WATCH.events))[:5]
-    _WATCH.events.clear()
-    return events
+    events = _watch().events
+    reached = list(dict.fromkeys(events))[:5]
+    events.clear()
+    return reached
 
 
 def _part1(source: str, variant: Variant, seed: int) -> dict:
@@ -211,7 +230,7 @@ def _function_sources(source: str) -> dict[str, str]:
 def _part2(source: str, variant: Variant, seed: int) -> dict:
     ns = _namespace(variant, seed)
     error, changed = _run_source(source, ns)
-    answers = {n: ns[n] for n in FIXED_NAMES if n in ns}
+    answers = {n: ns[n] for n in FIXABLE if n in ns}
     if error is not None or changed:
         return {
             "error": "your fix could not be defined",
@@ -220,14 +239,9 @@ def _part2(source: str, variant: Variant, seed: int) -> dict:
             "seed": seed,
             "reached": _reached(),
         }
-    before = _snapshot()
-    _WATCH.on, _WATCH.thread = True, threading.get_ident()
-    try:
+    with _watched() as changed:
         trace = fix_trace(variant, answers, seed, "cpu", sources=_function_sources(source))
-    finally:
-        _WATCH.on = False
-    trace |= {"seed": seed, "changed": _changed(before), "reached": _reached()}
-    return trace
+    return trace | {"seed": seed, "changed": changed, "reached": _reached()}
 
 
 def run_hidden(exercise_id: str, learner: str | None, part: int, source: str, out_dir: str) -> None:

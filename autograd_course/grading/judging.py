@@ -40,11 +40,6 @@ def _raised(error: dict | None) -> str:
 
 
 def _part1(ex_id: str, runs: list[dict]) -> tuple[Verdict, list[str]]:
-    flags = [f"changed {', '.join(r['changed'])} while it ran" for r in runs if r.get("changed")]
-    if flags:
-        return Verdict(
-            ex_id, 1, Outcome.INCORRECT, "your answer changed torch or the toolkit: not judged"
-        ), flags
     if all(r.get("not_attempted") for r in runs):
         why = _raised(runs[0].get("error")) or "stage and evidence are still placeholders"
         return Verdict(ex_id, 1, Outcome.NOT_ATTEMPTED, why), []
@@ -62,11 +57,6 @@ def _part1(ex_id: str, runs: list[dict]) -> tuple[Verdict, list[str]]:
 
 
 def _part2(ex_id: str, learner: str | None, runs: list[dict]) -> tuple[Verdict, list[str]]:
-    flags = [f"changed {', '.join(r['changed'])} while it ran" for r in runs if r.get("changed")]
-    if flags:
-        return Verdict(
-            ex_id, 2, Outcome.INCORRECT, "your fix changed torch or the toolkit: not judged"
-        ), flags
     if runs and runs[0].get("raised"):
         return Verdict(ex_id, 2, Outcome.INCORRECT, _raised(runs[0]["raised"])), []
     verdicts = [part2_verdict(ex_id, learner, run, int(run.get("seed", 0))) for run in runs]
@@ -117,6 +107,10 @@ def judge_part(
                 reached,
                 f"{reached[0]}: the sandbox refused it",
             )
+        if changed := [f"changed {', '.join(r['changed'])} while it ran" for r in runs if r.get("changed")]:
+            what = "answer" if part == 1 else "fix"
+            why = f"your {what} changed torch or the toolkit: not judged"
+            return Verdict(ex_id, part, Outcome.INCORRECT, why), changed, ""
         return (*(_part1(ex_id, runs) if part == 1 else _part2(ex_id, learner, runs)), "")
     except Exception as exc:  # a malformed file: the answer's run went wrong, never the batch
         return (
