@@ -195,10 +195,9 @@ _SUMMED_IN_FLOAT32 = (torch.float32, torch.float16, torch.bfloat16)
 
 
 def _summed_in_float32(tensor: torch.Tensor) -> bool:
-    """Whether norms() sums this tensor's squares in float32 (see _looped_norms, _foreach_norms).
-    The cheap test first: a small tensor on the CPU (a bias) is summed in float64."""
-    if tensor.numel() <= _SMALL and (tensor.is_cpu or _FOREACH_NORM is None):
-        return False
+    """Whether norms() sums this tensor's squares in float32 (see _looped_norms, _foreach_norms)."""
+    if tensor.numel() <= _SMALL and not use_foreach(tensor.device):
+        return False  # a small tensor measured by _looped_norms (a bias): summed in float64
     return tensor.dtype in _SUMMED_IN_FLOAT32 and tensor.layout == torch.strided
 
 
@@ -256,11 +255,9 @@ def _scratch(
     return out
 
 
-# second_look's tensors are the ones norms() summed in float32: strided, float32, half or bfloat16.
-
-
 def _overflowed_norms(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
-    """The float32 L2 norm of each tensor * 2**-100, as 0-dim tensors on their devices."""
+    """The float32 L2 norm of each tensor * 2**-100, as 0-dim tensors on their devices. Only tensors
+    norms() summed in float32 come here: strided float32, half or bfloat16."""
     scratch: dict[tuple[torch.Size, torch.dtype, torch.device], torch.Tensor] = {}
     products = (torch.mul(t, _DOWN, out=_scratch(scratch, t, torch.float32)) for t in tensors)
     return [torch.linalg.vector_norm(p) for p in products]
@@ -268,7 +265,7 @@ def _overflowed_norms(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
 
 def _exact_norms(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
     """The L2 norm of each tensor summed in float64 (exact_norm's figure), as 0-dim tensors on their
-    devices: each copied into a float64 scratch tensor, reused."""
+    devices: each copied into a float64 scratch tensor, reused. Only strided real tensors come here."""
     scratch: dict[tuple[torch.Size, torch.dtype, torch.device], torch.Tensor] = {}
     return [torch.linalg.vector_norm(_scratch(scratch, t, torch.float64).copy_(t)) for t in tensors]
 
@@ -313,11 +310,12 @@ def second_look(tensors: Sequence[torch.Tensor], measured: Sequence[float]) -> l
     for zero-reading tensors the byte test did not prove zero and for an Inf in a large tensor.
     """
     first = tensors[0].device if tensors else torch.device("cpu")
-    f32 = [not math.isnan(n) and _summed_in_float32(t) for t, n in zip(tensors, measured)]
-    zero = [i for i, n in enumerate(measured) if f32[i] and n == 0.0]
-    tiny = [i for i, n in enumerate(measured) if f32[i] and 0.0 < n < math.inf]
-    over = [i for i, n in enumerate(measured) if f32[i] and n == math.inf]
-    counted = [i for i in range(len(tensors)) if not f32[i]]
+    # to_look_at picks a finite norm (0 or tiny) only where it was summed in float32; an infinite one
+    # is an overflow to measure again there, else an Inf to count
+    zero = [i for i, n in enumerate(measured) if n == 0.0]
+    tiny = [i for i, n in enumerate(measured) if 0.0 < n < math.inf]
+    over = [i for i, n in enumerate(measured) if n == math.inf and _summed_in_float32(tensors[i])]
+    counted = sorted({*range(len(tensors))} - {*zero, *tiny, *over})
     looks = [
         [_zero_bits(tensors[i]) for i in zero],
         _exact_norms([tensors[i] for i in tiny]),
