@@ -8,6 +8,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from helpers.graph import backward_nodes
+
 __all__ = ["model_tensors", "parameter_copies", "unregistered_tensors"]
 
 # What every nn.Module keeps in its __dict__ (hook tables, registries): never user state.
@@ -108,17 +110,14 @@ def unregistered_tensors(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
 
 def _leaves(t: torch.Tensor, limit: int = 64) -> list[torch.Tensor]:
     """The leaf tensors (AccumulateGrad variables) a small graph ends in; [] past `limit` nodes."""
-    found, stack, seen = [], [t.grad_fn], set()
-    while stack and len(seen) < limit:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
+    found = []
+    for k, node in enumerate(backward_nodes(t.grad_fn)):
+        if k == limit:
+            return []
         variable = getattr(node, "variable", None)
         if isinstance(variable, torch.Tensor):
             found.append(variable)
-        stack.extend(n for n, _ in node.next_functions)
-    return found if not stack else []
+    return found
 
 
 def parameter_copies(model: nn.Module) -> list[tuple[str, torch.Tensor]]:

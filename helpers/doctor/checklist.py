@@ -8,7 +8,7 @@ None (passed) or a Finding (evidence lines and the parameters or modules involve
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from helpers.doctor.findings import (
     copies_lines,
     lr_falls_lines,
     made_non_finite,
+    names_text,
 )
 from helpers.doctor.lookahead import NEAR_ZERO, WINDOW, LrAhead, LrFall
 from helpers.doctor.probe import StepEvidence, autograd_error_kind, loss_reaches
@@ -64,7 +65,6 @@ class StepFacts:
     lr_falls: list[LrFall] = field(default_factory=list)  # groups whose schedule drives lr toward 0 soon
     copies: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # non-leaf parameter copies held
     bad_at_start: list[str] = field(default_factory=list)  # parameters non-finite when this step began
-    previous_bad: bool = False  # bad_at_start were written by the previous step's optimizer.step()
     named: list[tuple[str, nn.Parameter]] = field(default_factory=list)
     requires: list[str] = field(default_factory=list)
     trainable: list[str] = field(default_factory=list)
@@ -101,13 +101,6 @@ class Check:
 def frozen_match(name: str, frozen: tuple[str, ...]) -> bool:
     """Whether a parameter name is one of, or inside one of, the frozen names."""
     return any(name == f or name.startswith(f + ".") for f in frozen)
-
-
-def names_text(names: Iterable[str], limit: int = 6) -> str:
-    """At most `limit` names, comma-separated, with a count of the rest."""
-    names = list(names)
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def loss_text(ev: StepEvidence) -> str:

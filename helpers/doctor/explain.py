@@ -13,6 +13,7 @@ from typing import Any
 
 from torch import nn
 
+from helpers.doctor.findings import names_text
 from helpers.doctor.raised import RaisedAt, full_backward_hooked
 from helpers.doctor.steplog import OptimizerStep
 
@@ -57,7 +58,7 @@ def _step_wrote(error: BaseException, steps: Sequence[OptimizerStep]) -> tuple[l
     shape = _shape(version.group(1))
     writers = _writers(steps, shape) or _writers(steps, None)
     names = sorted({f"{opt}.step() -> {param}" for opt, param in writers})
-    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    shown = names_text(names, 4)
     lines = [
         f"the tensor backward needs ({list(shape)}) is at version {version.group(2)}, saved at "
         f"version {version.group(3)}: something wrote it in place between the forward and this backward",

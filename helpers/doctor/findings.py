@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from helpers.doctor.lookahead import LrFall
+from helpers.doctor.lookahead import FALLS_TO, LrFall
 
 __all__ = [
     "checkpoint_lines",
@@ -19,11 +19,13 @@ __all__ = [
     "copies_lines",
     "lr_falls_lines",
     "made_non_finite",
+    "names_text",
     "warm_up_lines",
 ]
 
 
-def _names(names: Iterable[str], limit: int = 6) -> str:
+def names_text(names: Iterable[str], limit: int = 6) -> str:
+    """At most `limit` names, comma-separated, with a count of the rest."""
     names = list(names)
     return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
@@ -50,7 +52,7 @@ def made_non_finite(f: Any, made: list[str], at_start: bool) -> tuple[list[str],
     if at_start:
         return (
             [
-                f"the parameters {_names(made)} already hold NaN or Inf when diagnose began "
+                f"the parameters {names_text(made)} already hold NaN or Inf when diagnose began "
                 "(torch.isfinite(p).all() is False): every forward computes with them",
             ],
             "The parameters themselves are not finite: reload or re-initialise them, then run diagnose "
@@ -59,7 +61,7 @@ def made_non_finite(f: Any, made: list[str], at_start: bool) -> tuple[list[str],
     params = dict(f.named)
     largest = max((f.ev.max_abs.get(n, 0.0) for n in f.trainable), default=0.0)
     lines = [
-        f"optimizer.step() wrote NaN or Inf into the parameters {_names(made)}: finite before the step, "
+        f"optimizer.step() wrote NaN or Inf into the parameters {names_text(made)}: finite before the step, "
         "non-finite after it (torch.isfinite(p).all() is False)",
         f"the loss ({f.ev.loss_value:.6g}) and every gradient (largest |g| {largest:.4g}) were finite: "
         "the update itself is not; the next forward computes with these parameters",
@@ -106,7 +108,7 @@ def lr_falls_lines(falls: list[LrFall]) -> tuple[list[str], str]:
     lines = [
         f"{a.scheduler} is stepped {a.per_call} time(s) per call of train_step: looked ahead on a copy, "
         f"the learning rate of param group {a.group} falls from {a.lr_now:g} to {a.lr_then:g} "
-        f"(at most {a.fraction:g} of it) after {a.calls} more call(s)"
+        f"(at most {FALLS_TO:g} of it) after {a.calls} more call(s)"
         for a in falls
     ]
     lines.append("parameters move now, but after those calls (a fraction of an epoch) they stop moving")
@@ -139,7 +141,7 @@ def checkpoint_lines(f: Any, missing: list[str]) -> tuple[list[str], str] | None
     if not where:
         return None
     lines = [
-        f"{_names(names)} ran inside torch.utils.checkpoint called in {called}, with grad mode off "
+        f"{names_text(names)} ran inside torch.utils.checkpoint called in {called}, with grad mode off "
         "(a reentrant checkpoint runs its function under no_grad and replays it in backward only when "
         "one of its tensor inputs requires grad): no gradient reached them"
         for called, names in where.items()

@@ -168,8 +168,7 @@ class LrFall:
     per_call: int  # scheduler steps per call of train_step
     lr_now: float
     lr_then: float
-    calls: int  # calls of train_step until lr is at most `fraction` of lr_now
-    fraction: float = FALLS_TO
+    calls: int  # calls of train_step until lr is at most FALLS_TO of lr_now
     warm_up: bool = False  # the lr rose first (in diagnose's steps or ahead): a schedule sized in steps
 
     def __repr__(self) -> str:

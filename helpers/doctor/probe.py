@@ -171,16 +171,17 @@ class _Probe:
         loss = ev.loss
         named = dict(self.model.named_parameters())
         moved_names = [n for n in self.prints if n in named]
+        prints_after = {n: _fingerprint(named[n]) for n in moved_names}
         moved: list[torch.Tensor] = []
         for n in moved_names:
             p, kept = named[n], self.state.before(named[n])
             if exact_before and kept is not None:
                 moved.append(moved_elements(p.detach(), on_device(kept, p.device)).any().double())
             else:
-                moved.append(moved_elements(_fingerprint(p), self.prints[n]).any().double())
+                moved.append(moved_elements(prints_after[n], self.prints[n]).any().double())
         # min and max (a fingerprint's last two) are finite exactly when every element is
         finite_before = [torch.isfinite(self.prints[n][2:]).all().double() for n in moved_names]
-        finite_after = [torch.isfinite(_fingerprint(named[n])[2:]).all().double() for n in moved_names]
+        finite_after = [torch.isfinite(prints_after[n][2:]).all().double() for n in moved_names]
         tensors = [v for _, _, v in self.values] + moved + finite_before + finite_after
         has_loss = isinstance(loss, torch.Tensor) and loss.numel() == 1 and loss.is_floating_point()
         if has_loss:
