@@ -11,11 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograd_course.classroom.room import ARRIVAL_SLACK
 from autograd_course.course import COURSE_MAP, course_notebooks, exercise_titles, find_exercise
 from autograd_course.course_times import estimate
 from autograd_course.modes import mode_of
-from autograd_course.saved import activities_correct, check_cells, read_notebook
+from autograd_course.saved import ARRIVAL_SLACK, activities_correct, check_cells, read_notebook
 from autograd_course.workspace import LESSONS, read_progress
 
 __all__ = [
@@ -108,8 +107,9 @@ def lesson_states(workspace: Path) -> list[LessonState]:
         total = check_cells(nb)
         correct = len(activities_correct(nb)) if path else 0
         opened = bool(path) and path.stat().st_mtime > arrival + ARRIVAL_SLACK
+        minutes = estimate(course).minutes  # lesson.minutes would find the same notebook again
         states.append(
-            LessonState(lesson.number, lesson.title, path, min(correct, total), total, opened, lesson.minutes)
+            LessonState(lesson.number, lesson.title, path, min(correct, total), total, opened, minutes)
         )
     return states
 

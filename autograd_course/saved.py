@@ -11,7 +11,9 @@ from pathlib import Path
 
 from autograd_course.protocol import ACTIVITY_MIME, META_KEY
 
-__all__ = ["activities_correct", "check_cells", "outputs", "read_notebook"]
+__all__ = ["ARRIVAL_SLACK", "activities_correct", "check_cells", "outputs", "read_notebook"]
+
+ARRIVAL_SLACK = 2.0  # seconds: files a clone or `start` writes land within this of the first one
 
 
 def read_notebook(path: Path) -> dict:

@@ -78,12 +78,11 @@ def _imports(path: Path) -> set[str]:
 def learner_modules(root: Path) -> dict[str, Path]:
     """{module: file} of the course package's modules that neither are nor import an answer module."""
     files = {_module_name(p, root): p for p in (root / "autograd_course").rglob("*.py")}
+    imports = {m: _imports(p) for m, p in files.items()}  # each file parsed once
     dropped = {m for m in files if m.startswith(ANSWER_MODULES)}
     while True:
         more = {
-            m
-            for m, p in files.items()
-            if m not in dropped and any(i.startswith(tuple(dropped)) for i in _imports(p))
+            m for m in files if m not in dropped and any(i.startswith(tuple(dropped)) for i in imports[m])
         }
         if not more:
             return {m: p for m, p in files.items() if m not in dropped}

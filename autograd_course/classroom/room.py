@@ -14,11 +14,9 @@ from dataclasses import asdict, dataclass, field
 from autograd_course.classroom.homes import CourseFolder, LearnerHome
 from autograd_course.course import course_notebooks, exercise_ids
 from autograd_course.protocol import PROGRESS_FILE, VERDICT_MIME
-from autograd_course.saved import activities_correct, check_cells, outputs, read_notebook
+from autograd_course.saved import ARRIVAL_SLACK, activities_correct, check_cells, outputs, read_notebook
 
 __all__ = ["LearnerState", "learner_state", "room_state"]
-
-ARRIVAL_SLACK = 2.0  # seconds: files a clone or `start` writes land within this of the first one
 
 
 @dataclass

@@ -11,7 +11,6 @@ for the instructor ("Learner ids to check" in summary.md, `note` in results.json
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from autograd_course.challenge.draw import variant_for
 from autograd_course.exercises import EXERCISES
 from autograd_course.learner import stamped_learner
 from autograd_course.protocol import META_KEY
+from autograd_course.saved import read_notebook
 
 __all__ = ["Resolution", "add_notes", "printed_code", "resolve_learner", "resolve_submissions"]
 
@@ -60,11 +60,8 @@ def _matches(printed: str, learner: str | None, exercise: str) -> bool:
 
 def resolve_learner(path: Path, fallback: str | None, candidates: list[str], source: str) -> Resolution:
     """The learner id to grade the notebook at path by; `source` says where fallback came from."""
-    try:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return Resolution(fallback)  # the grader reports an unreadable notebook itself
-    if not isinstance(nb, dict) or stamped_learner(nb) is not None:
+    nb = read_notebook(path)  # {} when unreadable: the grader reports that itself
+    if stamped_learner(nb) is not None:
         return Resolution(fallback)
     exercise = _exercise(nb)
     if exercise is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -189,8 +190,8 @@ def _roster_students(rows: list[RosterRow], subs: Path, layout: dict[str, Studen
     names: dict[str, list[str]] = {}
     for sid, s in canvas.items():
         names.setdefault(s.name.lower(), []).append(sid)
-    keys = [k for row in rows for k in _name_keys(row.name)]
-    names = {k: v for k, v in names.items() if keys.count(k) <= 1}  # a name two roster rows share: no match
+    keys = Counter(k for row in rows for k in _name_keys(row.name))
+    names = {k: v for k, v in names.items() if keys[k] <= 1}  # a name two roster rows share: no match
     students, taken = [], set()
     for row in rows:
         student = Student(row.id, row.name, canvas_id=row.canvas_id)
