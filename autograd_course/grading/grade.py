@@ -26,7 +26,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import nbformat
 from IPython.core.inputtransformer2 import TransformerManager
@@ -264,21 +264,45 @@ def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> 
     return records
 
 
+class _Prepared(NamedTuple):
+    """A submission read, checked and with its answer cells found: what grading it needs."""
+
+    sub: Submission  # with the learner id resolved
+    nb: Any
+    pairs: list
+    note: str
+    sources: dict
+
+
+def _prepared(sub: Submission) -> _Prepared | Record:
+    """The submission prepared for grading, or the error record of one that cannot be."""
+    nb, pairs, why = _prepare(sub)
+    if nb is None:
+        return Record(sub.name, "-", None, "error", why, sub.student)
+    learner, note = learner_for(nb, sub.learner)
+    return _Prepared(replace(sub, learner=learner), nb, pairs, note, answer_sources(nb))
+
+
+def _grade_prepared(
+    item: _Prepared, scratch: Path, executed: Path | None, budget: float, sandbox: Sandbox | None
+) -> list[Record]:
+    """Execute one prepared submission in a fresh kernel, then judge its exports with trusted code."""
+    execution, judged, export_dir = _run(item.sources, item.sub, scratch, budget, sandbox)
+    if executed is not None:
+        executed.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(judged, executed)
+    records = _judge(execution, judged, item.pairs, item.sources, item.sub, export_dir)
+    return annotate(records, item.nb, item.sub, item.note)
+
+
 def grade_notebook(
     sub: Submission, scratch: Path, executed: Path | None, budget: float, sandbox: Sandbox | None = None
 ) -> list[Record]:
     """Execute one submission in a fresh kernel, then judge its exports with trusted code."""
-    nb, pairs, why = _prepare(sub)
-    if nb is None:
-        return [Record(sub.name, "-", None, "error", why, sub.student)]
-    learner, note = learner_for(nb, sub.learner)
-    sub = replace(sub, learner=learner)
-    sources = answer_sources(nb)
-    execution, judged, export_dir = _run(sources, sub, scratch, budget, sandbox)
-    if executed is not None:
-        executed.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(judged, executed)
-    return annotate(_judge(execution, judged, pairs, sources, sub, export_dir), nb, sub, note)
+    item = _prepared(sub)
+    if isinstance(item, Record):
+        return [item]
+    return _grade_prepared(item, scratch, executed, budget, sandbox)
 
 
 def annotate(records: list[Record], nb, sub: Submission, note: str) -> list[Record]:
@@ -303,39 +327,41 @@ def grade_learner(
 ) -> list[Record]:
     """The records of one learner's notebooks, judged from one shared kernel's hidden runs."""
 
-    def alone(k: int, sub: Submission) -> list[Record]:
+    def alone(k: int, item: _Prepared) -> list[Record]:
         (scratch / f"alone{k}").mkdir()
-        executed = executed_dir / sub.name if executed_dir is not None else None
-        return grade_notebook(sub, scratch / f"alone{k}", executed, budget, sandbox)
+        executed = executed_dir / item.sub.name if executed_dir is not None else None
+        return _grade_prepared(item, scratch / f"alone{k}", executed, budget, sandbox)
 
-    records, ready = [], []
-    for k, sub in enumerate(subs):
-        nb, pairs, why = _prepare(sub)
-        if nb is None:
-            records.append(Record(sub.name, "-", None, "error", why, sub.student))
-            continue
-        learner, note = learner_for(nb, sub.learner)
-        export = scratch / f"n{k}" / "export"
-        export.mkdir(parents=True)
-        ready.append((replace(sub, learner=learner), nb, pairs, note, answer_sources(nb), export, sub))
-    if len(ready) < 2:  # alone: each from the submission as given (its own learner resolution and note)
-        return records + [r for k, item in enumerate(ready) for r in alone(k, item[-1])]
+    records: list[Record] = []
+    ready: list[_Prepared] = []
+    for sub in subs:
+        item = _prepared(sub)
+        if isinstance(item, Record):
+            records.append(item)
+        else:
+            ready.append(item)
+    if len(ready) < 2:
+        return records + [r for k, item in enumerate(ready) for r in alone(k, item)]
+    exports = [scratch / f"n{k}" / "export" for k in range(len(ready))]
     group = judge_notebook({}, None, scratch)  # the import cell, then each notebook's cells
     owner = [-1]
-    for i, (sub, _, _, _, sources, export, _) in enumerate(ready):
-        calls = judge_notebook(sources, sub.learner, export).cells[1:]
+    for i, (item, export) in enumerate(zip(ready, exports)):
+        export.mkdir(parents=True)
+        calls = judge_notebook(item.sources, item.sub.learner, export).cells[1:]
         group.cells += calls
         owner += [i] * len(calls)
-    execution, _, _ = _run_notebook(group, ready[0][0], scratch, budget * len(ready), sandbox)
+    execution, _, _ = _run_notebook(group, ready[0].sub, scratch, budget * len(ready), sandbox)
     if execution.status in ("timeout", "error") or _refusal(execution, group):
-        return records + [r for k, item in enumerate(ready) for r in alone(k, item[-1])]
-    for i, (sub, nb, pairs, note, sources, export, _) in enumerate(ready):
+        return records + [r for k, item in enumerate(ready) for r in alone(k, item)]
+    for i, (item, export) in enumerate(zip(ready, exports)):
         if executed_dir is not None:
             mine = nbformat.v4.new_notebook(metadata=group.metadata)
             mine.cells = [c for c, o in zip(group.cells, owner, strict=True) if o in (-1, i)]
-            (executed_dir / sub.name).parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(mine, executed_dir / sub.name)
-        records += annotate(_judge(execution, group, pairs, sources, sub, export), nb, sub, note)
+            (executed_dir / item.sub.name).parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(mine, executed_dir / item.sub.name)
+        records += annotate(
+            _judge(execution, group, item.pairs, item.sources, item.sub, export), item.nb, item.sub, item.note
+        )
     return records
 
 
