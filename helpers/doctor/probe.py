@@ -78,7 +78,7 @@ class StepEvidence:
     watch: NonFiniteWatch | None = None
     raised: RaisedAt | None = None  # where the error was raised, when train_step raised one
     norms: dict[str, float] = field(default_factory=dict)  # parameter -> norm of its incoming gradients
-    step_sq_norm: float | None = None  # sum of squared .grad norms when the first optimizer.step() began
+    step_sq_norm: float | None = None  # with a scale above 1: sum of squared .grad norms at the first step
     bad_before: list[str] = field(default_factory=list)  # parameters non-finite before this step moved them
     bad_after: list[str] = field(default_factory=list)  # parameters non-finite after this step
     optimizer_log: list[OptimizerStep] = field(default_factory=list)  # every optimizer.step(), any optimizer
@@ -140,9 +140,11 @@ class _Probe:
             if self.evidence.lrs is None:
                 self.evidence.lrs = [float(g.get("lr", 0.0)) for g in optimizer.param_groups]
                 self.state.keep_optimizer()
+                # the step's own gradient norms answer one question, clipped_while_scaled's
+                scaled = bool(self.evidence.scale and self.evidence.scale > 1.0)
                 for name, param in self.model.named_parameters():
                     self._before_change(name, param)
-                    if param.grad is not None and param.grad.numel():  # what the update will use
+                    if scaled and param.grad is not None and param.grad.numel():  # what the update will use
                         self.values.append(
                             ("step_norm", name, torch.linalg.vector_norm(dense_values(param.grad)))
                         )
