@@ -123,13 +123,6 @@ def _origin(event: Any) -> list[str]:
     ]
 
 
-_BACKWARD_ADVICE = (
-    "an in-place change of a tensor backward needs (use the out-of-place op or "
-    ".clone()), a second backward through a freed graph (detach carried state between steps), or a "
-    "loss that is not a scalar (reduce it with .mean() or .sum())."
-)
-
-
 # ---- the checks, in checklist order ---------------------------------------------------------
 def _grad_mode(f: StepFacts) -> Finding | None:
     modes = f.ev.forward_grad_modes
@@ -209,9 +202,8 @@ def _backward_ran(f: StepFacts) -> Finding | None:
     ev = f.ev
     if ev.error is None:
         return None
-    default = "Read the error: " + _BACKWARD_ADVICE
-    lines, advice = explain_error(ev.error, ev.raised, f.kind, f.model, ev.optimizer_log, default)
-    return Finding(lines, advice=None if advice == default else advice)
+    lines, advice = explain_error(ev.error, ev.raised, f.kind, f.model, ev.optimizer_log)
+    return Finding(lines, advice=advice)  # None: the Check's own advice
 
 
 def _gradients_present(f: StepFacts) -> Finding | None:
@@ -448,7 +440,9 @@ CHECKLIST: tuple[Check, ...] = (
         Stage.BACKWARD_FAILED,
         _backward_ran,
         "the autograd error train_step raised",
-        "Read the error: " + _BACKWARD_ADVICE,
+        "Read the error: an in-place change of a tensor backward needs (use the out-of-place op or "
+        ".clone()), a second backward through a freed graph (detach carried state between steps), or a "
+        "loss that is not a scalar (reduce it with .mean() or .sum()).",
     ),
     Check(
         Stage.GRAD_MISSING,

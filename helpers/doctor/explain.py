@@ -115,9 +115,9 @@ def explain_error(
     known: str | None,
     model: nn.Module,
     steps: Sequence[OptimizerStep],
-    default_advice: str,
-) -> tuple[list[str], str]:
-    """(evidence lines, advice) for an error train_step raised. `known`: autograd_error_kind's answer."""
+) -> tuple[list[str], str | None]:
+    """(evidence lines, advice) for an error train_step raised. `known`: autograd_error_kind's answer.
+    The advice is None for a known autograd error nothing more specific explains: the checklist's own."""
     text = f"train_step raised {type(error).__name__}: {error}"
     where: list[str] = []
     if raised is not None:
@@ -134,6 +134,6 @@ def explain_error(
         lines, advice = found
         return [text, *where, *lines], advice
     if known is not None:
-        return [text, *where], default_advice
+        return [text, *where], None
     phase = raised.phase if raised is not None else "train_step"
     return [text, *where, "diagnose does not know this error: it is shown as raised"], _PHASE_ADVICE[phase]
