@@ -30,6 +30,7 @@ __all__ = [
     "populate",
     "read_progress",
     "recorded_learner",
+    "revealed_activity",
     "write_learner",
     "write_progress",
 ]
@@ -52,6 +53,13 @@ class Populated:
         return f"Populated({len(self.copied)} copied, {len(self.kept)} kept, {len(self.stamped)} stamped)"
 
 
+def revealed_activity(cell: dict) -> str | None:
+    """The activity id a code cell's output answers ("NN.k"), None for any other cell."""
+    if cell.get("cell_type") != "code":
+        return None
+    return cell.get("metadata", {}).get(META_KEY, {}).get(REVEALS) or None
+
+
 def hide_revealed_answers(nb: dict) -> list[str]:
     """Clear the outputs of the cells marked as revealing an activity's answer; returns those activity ids.
 
@@ -60,8 +68,7 @@ def hide_revealed_answers(nb: dict) -> list[str]:
     """
     hidden = []
     for cell in nb.get("cells", []):
-        activity = cell.get("metadata", {}).get(META_KEY, {}).get(REVEALS)
-        if activity and cell.get("cell_type") == "code":
+        if activity := revealed_activity(cell):
             cell["outputs"], cell["execution_count"] = [], None
             hidden.append(activity)
     return hidden

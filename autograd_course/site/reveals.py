@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 
-from autograd_course.protocol import META_KEY
-from autograd_course.workspace import REVEALS
+from autograd_course.workspace import revealed_activity
 
 __all__ = ["fold_revealing_outputs", "revealing_cells"]
 
@@ -20,11 +19,8 @@ _DIV = re.compile(r"<div\b|</div>")
 
 def revealing_cells(nb) -> dict[str, str]:
     """{cell id: activity id} of the code cells whose output answers an activity."""
-    return {
-        cell.get("id", ""): cell.get("metadata", {}).get(META_KEY, {}).get(REVEALS)
-        for cell in nb.get("cells", [])
-        if cell.get("cell_type") == "code" and cell.get("metadata", {}).get(META_KEY, {}).get(REVEALS)
-    }
+    found = ((cell.get("id", ""), revealed_activity(cell)) for cell in nb.get("cells", []))
+    return {cell_id: activity for cell_id, activity in found if activity}
 
 
 def _div_end(body: str, start: int) -> int:
