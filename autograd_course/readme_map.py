@@ -23,9 +23,10 @@ BEGIN, END = "<!-- course-map:begin -->", "<!-- course-map:end -->"
 
 def course_map_markdown() -> str:
     """The course map as the README shows it: one row per lesson, then the challenge and the total."""
+    minutes = [x.minutes for x in COURSE_MAP]  # each lesson estimated once
     rows = ["| # | notebook | what you learn | min |", "|---|---|---|---|"]
-    rows += [f"| {x.number} | {x.title} | {x.learn} | {x.minutes} |" for x in COURSE_MAP]
-    lessons, challenge = sum(x.minutes for x in COURSE_MAP), challenge_minutes()
+    rows += [f"| {x.number} | {x.title} | {x.learn} | {m} |" for x, m in zip(COURSE_MAP, minutes)]
+    lessons, challenge = sum(minutes), challenge_minutes()
     return "\n".join(
         [
             *rows,
@@ -92,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         readme.write_text(new, encoding="utf-8")
         print(f"updated the course map in {readme}")
     try:
-        for name in stale:
-            update_lesson(lessons / name)
+        for name, found in stale.items():
+            update_lesson(lessons / name, found)
             print(f"updated the stated time in {name}")
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -43,15 +43,16 @@ def _with_line(source: str, line: str) -> str:
     return f"{source[: heading.end()]}\n\n{line}{source[heading.end() :]}"
 
 
-def update_lesson(notebook: Path) -> bool:
-    """Write the lesson's time line under its Goal heading; True when the file changed."""
+def update_lesson(notebook: Path, found: Estimate | None = None) -> bool:
+    """Write the lesson's time line under its Goal heading; True when the file changed. `found` is
+    the lesson's estimate when the caller already made it (stale_lessons)."""
     book = nbformat.read(notebook, as_version=4)
     cells = [c for c in book.cells if c.cell_type == "markdown"]
     home = next((c for c in cells if STATED_TIME.search(c.source)), None)
     home = home or next((c for c in cells if GOAL.search(c.source)), None)
     if home is None:
         raise ValueError(f"{Path(notebook).name} has no '## Goal' heading to state its time under")
-    new = _with_line(home.source, time_line(estimate(notebook)))
+    new = _with_line(home.source, time_line(found or estimate(notebook)))
     if new == home.source:
         return False
     home.source = new
@@ -59,10 +60,8 @@ def update_lesson(notebook: Path) -> bool:
     return True
 
 
-def stale_lessons(folder: Path) -> list[str]:
-    """The lessons in folder whose stated time is missing or is not the method's."""
-    return [
-        path.name
-        for path in sorted(Path(folder).glob("[0-9][0-9]_*.ipynb"))
-        if stated_minutes(path) != estimate(path).minutes
-    ]
+def stale_lessons(folder: Path) -> dict[str, Estimate]:
+    """The lessons in folder whose stated time is missing or is not the method's, by file name, each
+    with the method's estimate (update_lesson writes it without estimating again)."""
+    found = {path.name: estimate(path) for path in sorted(Path(folder).glob("[0-9][0-9]_*.ipynb"))}
+    return {name: e for name, e in found.items() if stated_minutes(Path(folder) / name) != e.minutes}

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from autograd_course import COURSE_MAP
+from autograd_course import COURSE_MAP, stated_times
 from autograd_course.course import (
     challenge_minutes,
     content_dir,
@@ -129,14 +129,14 @@ def test_readme_map_rewrites_a_stale_readme_and_check_says_so(tmp_path, capsys):
 
 def test_every_lesson_states_the_time_the_readme_map_and_the_method_give():
     readme = (course_root() / "README.md").read_text(encoding="utf-8")
-    assert stale_lessons(content_dir("notebooks")) == [], "run python -m autograd_course.readme_map"
+    assert stale_lessons(content_dir("notebooks")) == {}, "run python -m autograd_course.readme_map"
     for lesson in COURSE_MAP:
         stated = stated_minutes(lesson.notebook())
         assert stated == estimate(lesson.notebook()).minutes == lesson.minutes, lesson
         assert f"| {lesson.number} | {lesson.title} | {lesson.learn} | {stated} |" in readme
 
 
-def test_readme_map_writes_a_lessons_time_under_its_goal_and_keeps_it_current(tmp_path, capsys):
+def test_readme_map_writes_a_lessons_time_under_its_goal_and_keeps_it_current(tmp_path, capsys, monkeypatch):
     lessons = tmp_path / "notebooks"
     lessons.mkdir()
     readme = tmp_path / "README.md"
@@ -145,9 +145,13 @@ def test_readme_map_writes_a_lessons_time_under_its_goal_and_keeps_it_current(tm
     lesson = notebook(lessons, [goal, code("x = 1\n" * 41)])
     before = estimate(lesson)
     options = ["--readme", str(readme), "--notebooks", str(lessons)]
-    assert stated_minutes(lesson) is None and stale_lessons(lessons) == ["00_x.ipynb"]
+    assert stated_minutes(lesson) is None and stale_lessons(lessons) == {"00_x.ipynb": before}
     assert main(["--check", *options]) == 1 and "00_x.ipynb" in capsys.readouterr().err
+    estimated = []
+    monkeypatch.setattr(stated_times, "estimate", lambda path: estimated.append(path) or estimate(path))
     assert main(options) == 0
+    assert estimated == [lesson], "a stale lesson is estimated once, then written with that estimate"
+    monkeypatch.undo()
     text = json.loads(lesson.read_text(encoding="utf-8"))["cells"][0]["source"]
     text = "".join(text) if isinstance(text, list) else text
     assert text.startswith(f"# 00 · X\n\n## Goal\n\n{time_line(before)}\n\nword")
