@@ -61,6 +61,23 @@ def test_release_has_lessons_and_exercises_and_never_solutions(release, tmp_path
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
 
 
+@pytest.mark.parametrize(
+    ("roster", "expected"),
+    [
+        ("name\nAda\n", "expected a CSV with a header 'id,name,files'"),
+        ("id,name\nada,Ada\nada,Ada B\n", "id 'ada' appears twice"),
+        ("Student,ID,SIS User ID\nPoints Possible,,\nTest Student,9,\n", "no learner to draw a variant for"),
+    ],
+)
+def test_a_graded_release_reads_the_roster_grade_reads_and_refuses_a_bad_one_before_writing(
+    tmp_path, capsys, roster, expected
+):
+    (tmp_path / "roster.csv").write_text(roster, encoding="utf-8")
+    out = tmp_path / "rel"
+    assert main(["release", str(out), "--graded", "--roster", str(tmp_path / "roster.csv")]) == 2
+    assert expected in capsys.readouterr().err and not out.exists()
+
+
 def test_collect_copies_each_learners_notebooks_by_user_name_and_refuses_escapes(release, tmp_path, capsys):
     homes = tmp_path / "homes"
     ada = _home(homes, "ada", release)

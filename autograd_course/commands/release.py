@@ -26,24 +26,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a graded release: no solution, no verdict and no answer where learners work; "
         "verdicts come from `grade` (needs --roster); course/ is the learners' install",
     )
-    parser.add_argument("--roster", type=Path, help="CSV with an `id` column: the class's learner ids")
-
-
-def roster_ids(path: Path) -> list[str]:
-    """The `id` column of a roster CSV; a clear error for anything else."""
-    import csv
-
-    with path.open(newline="", encoding="utf-8-sig") as f:
-        rows = list(csv.DictReader(f))
-    ids = [r["id"].strip() for r in rows if r.get("id") and r["id"].strip()]
-    if not ids:
-        raise ValueError(f"{path}: expected a CSV with an `id` column and at least one learner")
-    return ids
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        help="the roster `grade --roster` reads (an `id` column, or Canvas' gradebook export)",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
     """Write the release; exit 2 when OUT holds something that is not a release."""
     from autograd_course.classroom.release import ReleaseError, make_release
+    from autograd_course.grading.students import read_roster
 
     if args.graded and args.roster is None:
         print(
@@ -52,7 +45,9 @@ def main(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        ids = roster_ids(args.roster) if args.graded else []
+        ids = [row.id for row in read_roster(args.roster)] if args.graded else []
+        if args.graded and not ids:
+            raise ValueError(f"--roster {args.roster}: no learner to draw a variant for")
         release = make_release(Path(args.out))
     except (ReleaseError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
