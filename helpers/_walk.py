@@ -10,7 +10,7 @@ from torch import nn
 
 from helpers.graph import backward_nodes
 
-__all__ = ["model_tensors", "parameter_copies", "unregistered_tensors"]
+__all__ = ["model_tensors", "stray_tensors", "unregistered_tensors"]
 
 # What every nn.Module keeps in its __dict__ (hook tables, registries): never user state.
 _MODULE_INTERNALS = frozenset(vars(nn.Module()))
@@ -120,7 +120,7 @@ def _leaves(t: torch.Tensor, limit: int = 64) -> list[torch.Tensor]:
     return found
 
 
-def parameter_copies(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
+def _copies(modules: list[tuple[str, nn.Module]], registered: set[int]) -> list[tuple[str, torch.Tensor]]:
     """(attribute path, tensor) for every non-leaf tensor that requires grad, held directly as a
     module attribute, whose graph ends only in leaves the model does not register.
 
@@ -128,9 +128,8 @@ def parameter_copies(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
     (the attribute holds the copy), so it is neither in model.parameters() nor trained. A stored
     activation (its graph ends in the model's own parameters) is not one.
     """
-    registered = {id(p) for p in model.parameters()}
     found = []
-    for prefix, module in model.named_modules():
+    for prefix, module in modules:
         for attr, value in vars(module).items():
             if not (isinstance(value, torch.Tensor) and value.requires_grad and not value.is_leaf):
                 continue
@@ -138,3 +137,12 @@ def parameter_copies(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
             if leaves and not any(id(leaf) in registered for leaf in leaves):
                 found.append((f"{prefix}.{attr}" if prefix else attr, value))
     return found
+
+
+def stray_tensors(model: nn.Module) -> tuple[list[tuple[str, torch.Tensor]], list[tuple[str, torch.Tensor]]]:
+    """(unregistered_tensors(model), the parameter copies the model holds) from one walk over the
+    modules: what diagnose looks for before the first step."""
+    modules = list(model.named_modules())
+    registered = {id(p) for _, p in _registered(modules, set())}
+    seen = {id(m) for _, m in modules} | registered
+    return _unregistered(model, modules, seen), _copies(modules, registered)

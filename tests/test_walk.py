@@ -1,10 +1,11 @@
-"""model_tensors: one walk gives what named_parameters() and the unregistered search give."""
+"""model_tensors and stray_tensors: one walk gives what named_parameters(), the unregistered search
+and the parameter-copy search give."""
 
 import torch
 from torch import nn
 from torch.nn.utils import parametrize
 
-from helpers._walk import model_tensors, unregistered_tensors
+from helpers._walk import model_tensors, stray_tensors, unregistered_tensors
 
 
 class _Symmetric(nn.Module):
@@ -60,3 +61,27 @@ def test_the_unregistered_half_is_what_unregistered_tensors_finds():
         "blocks[1].bias",
         "scale",
     ]
+
+
+class _Copied(nn.Module):
+    """A parameter copy (`nn.Parameter(...).to(...)` keeps a non-leaf) and a stored activation."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = nn.Linear(3, 3)
+        self.w = nn.Parameter(torch.ones(3)).to(torch.float64)  # the Parameter itself is lost
+        self.seen = self.a(torch.ones(1, 3))  # its graph ends in the model's own parameters
+        self.walks = 0
+
+    def named_modules(self, *args, **kwargs):
+        self.walks += 1
+        return super().named_modules(*args, **kwargs)
+
+
+def test_stray_tensors_finds_unregistered_leaves_and_parameter_copies_in_one_walk():
+    model = _Copied()
+    assert stray_tensors(model) == ([], [("w", model.w)]) and model.walks == 1
+    for model in _models():
+        unregistered, copies = stray_tensors(model)
+        assert [(n, id(t)) for n, t in unregistered] == [(n, id(t)) for n, t in unregistered_tensors(model)]
+        assert copies == []

@@ -14,7 +14,7 @@ from torch import nn
 
 from helpers._table import STATUS_COLOURS
 from helpers._validate import require_module
-from helpers._walk import parameter_copies, unregistered_tensors
+from helpers._walk import stray_tensors
 from helpers.doctor.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
 from helpers.doctor.compiled import run_eagerly, unwrap_compiled
 from helpers.doctor.discover import find_optimizers, find_scalers, find_schedulers
@@ -302,8 +302,7 @@ def diagnose(
         schedulers=_schedulers(optimizer, train_step, schedulers), scaler=_scaler(train_step, scaler),
         compiled=compiled,
     )  # fmt: skip
-    run.unregistered = unregistered_tensors(model)
-    run.copies = parameter_copies(model)
+    run.unregistered, run.copies = stray_tensors(model)
     if next(model.parameters(), None) is None and not (run.unregistered or run.copies):
         require_module(model)  # nothing to diagnose: the clear error
     others = find_optimizers(train_step, optimizer)
