@@ -1,4 +1,4 @@
-"""Checks for answers given as letters: one reason among plausible ones, or the set of snippets that do X."""
+"""Checks for answers naming options: one reason among plausible ones, or the set of snippets that do X."""
 
 from __future__ import annotations
 
@@ -41,16 +41,20 @@ def one_reason(right: str, why: Mapping[str, str]) -> Callable[[Any], tuple]:
     return check
 
 
-def which_ones(truth: Callable[[], set[str]], options: str, what: str) -> Callable[[Any], tuple]:
-    """A check for a set of letters among `options`; `truth()` runs the snippets and returns the right set."""
+def which_ones(truth: Callable[[], Mapping[str, bool]], what: str) -> Callable[[Any], tuple]:
+    """A check for a set of letters; `truth()` runs every option and maps its letter to: does it do `what`?
+
+    The options are the letters `truth()` names: they are stated once, as the keys of the snippets it runs.
+    """
 
     def check(answer: Any) -> tuple:
+        does = truth()
         given = letters_of(answer)
-        if given is None or not given <= set(options):
+        if given is None or not given <= does.keys():
             return incorrect(
-                f"expected a set of letters among {', '.join(options)}, such as {{'a'}}, got {answer!r}"
+                f"expected a set of letters among {', '.join(sorted(does))}, such as {{'a'}}, got {answer!r}"
             )
-        right = truth()
+        right = {letter for letter, done in does.items() if done}
         if given == right:
             return correct(f"{', '.join(sorted(right)) or 'none'}: exactly the ones that {what}.")
         extra = ", ".join(sorted(given - right))

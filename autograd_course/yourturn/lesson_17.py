@@ -107,12 +107,12 @@ def _gan_orders() -> dict:
     return {"a": a, "b": b, "c": c, "d": d}
 
 
-def _raising_orders() -> set[str]:
-    """The orders whose backward raises for a tensor changed in place, each run on a fresh GAN."""
+def _raising_orders() -> dict[str, bool]:
+    """Whether each order's backward raises for a tensor changed in place, run on a fresh GAN."""
     import torch
     from torch import nn
 
-    raising = set()
+    raising = {}
     for letter, order in _gan_orders().items():
         torch.manual_seed(0)
         g = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 15))
@@ -127,12 +127,13 @@ def _raising_orders() -> set[str]:
         try:
             order(losses, opt_g, opt_d)
         except RuntimeError as error:
-            if "inplace operation" in str(error):
-                raising.add(letter)
+            raising[letter] = "inplace operation" in str(error)
+        else:
+            raising[letter] = False
     return raising
 
 
-_check_raising_orders = which_ones(_raising_orders, "abcd", "raise for a tensor changed in place")
+_check_raising_orders = which_ones(_raising_orders, "raise for a tensor changed in place")
 
 
 ACTIVITIES = (
