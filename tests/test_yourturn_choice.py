@@ -1,11 +1,15 @@
-"""The letter checks: one reason among plausible ones, and a set of snippets judged by a computed truth."""
+"""The letter checks: one reason among plausible ones, a set of snippets judged by a computed truth, and the
+guard every check taking a set of names or letters uses."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 
 from autograd_course.checks import Outcome
-from autograd_course.yourturn.choice import letter_of, letters_of, one_reason, which_ones
+from autograd_course.yourturn import activities
+from autograd_course.yourturn.choice import letter_of, letters_of, one_reason, strings_of, which_ones
 
 
 @pytest.mark.parametrize(
@@ -36,6 +40,14 @@ def test_one_reason_explains_the_chosen_option_right_or_wrong() -> None:
     assert check("a") == (Outcome.INCORRECT, "(a) not this, because X")
     outcome, message = check("z")
     assert outcome is Outcome.INCORRECT and "a, b" in message
+
+
+def test_strings_of_accepts_every_collection_of_strings_and_nothing_else() -> None:
+    for answer in ({"a", "b"}, frozenset({"a", "b"}), ["b", "a", "a"], ("a", "b")):
+        assert strings_of(answer) == {"a", "b"}
+    assert strings_of(set()) == set()
+    for malformed in ("ab", {"a", 1}, [None], 3, None, {"a": True}):
+        assert strings_of(malformed) is None
 
 
 def _truth_b_d() -> dict[str, bool]:
@@ -79,3 +91,34 @@ def test_which_ones_takes_its_options_and_truth_from_each_run_of_the_truth() -> 
     assert check({"b", "e"})[0] is Outcome.CORRECT
     truth.update(b=False, e=False)
     assert check(set()) == (Outcome.CORRECT, "none: exactly the ones that raise.")
+
+
+def _lesson_01_checks() -> dict[str, Callable]:
+    return {activity.id: activity.check for activity in activities("01")}
+
+
+@pytest.mark.parametrize(
+    ("answer", "outcome"),
+    [(frozenset({"a", "c"}), Outcome.CORRECT), (frozenset({"a"}), Outcome.INCORRECT)],
+)
+def test_lesson_01_judges_a_frozenset_of_letters(answer: frozenset, outcome: Outcome) -> None:
+    verdict, message = _lesson_01_checks()["01.2"](answer)
+    assert verdict is outcome and not message.startswith("expected")
+
+
+@pytest.mark.parametrize(
+    ("answer", "outcome"),
+    [
+        (frozenset({"features", "classifier.weight", "classifier.bias"}), Outcome.CORRECT),
+        (frozenset({"features"}), Outcome.INCORRECT),
+    ],
+)
+def test_lesson_01_judges_a_frozenset_of_names(answer: frozenset, outcome: Outcome) -> None:
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    model = nn.ModuleDict({"encoder": nn.Linear(4, 8), "classifier": nn.Linear(8, 1)})
+    inputs, labels = torch.randn(16, 4), torch.randn(16, 1)
+    verdict, message = _lesson_01_checks()["01.1"](answer, model, inputs, labels)
+    assert verdict is outcome and not message.startswith("expected")

@@ -7,7 +7,16 @@ from typing import Any
 
 from autograd_course.yourturn.engine import correct, incorrect
 
-__all__ = ["letter_of", "letters_of", "one_reason", "which_ones"]
+__all__ = ["letter_of", "letters_of", "one_reason", "strings_of", "which_ones"]
+
+COLLECTIONS = (set, frozenset, list, tuple)  # what an answer naming several options may be written as
+
+
+def strings_of(answer: Any) -> set[str] | None:
+    """The set of strings a set, frozenset, list or tuple of strings holds, None for anything else."""
+    if not isinstance(answer, COLLECTIONS) or not all(isinstance(item, str) for item in answer):
+        return None
+    return set(answer)
 
 
 def letter_of(answer: Any) -> str | None:
@@ -20,7 +29,7 @@ def letter_of(answer: Any) -> str | None:
 
 def letters_of(answer: Any) -> set[str] | None:
     """The set of letters an answer names (a set, list or tuple of letters, or a string "bd"), else None."""
-    items = list(answer) if isinstance(answer, (set, frozenset, list, tuple, str)) else None
+    items = list(answer) if isinstance(answer, (*COLLECTIONS, str)) else None
     if items is None:
         return None
     letters = {letter_of(item) for item in items if not (isinstance(item, str) and item in ", ")}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograd_course.yourturn.answers import number_of
-from autograd_course.yourturn.choice import which_ones
+from autograd_course.yourturn.choice import strings_of, which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -16,11 +16,9 @@ KEEPS = {"loss", "penalty"}
 
 def _check_keeps_graph(keeps_graph: Any) -> tuple:
     options = {"loss", "accuracy", "grad_norm", "penalty", "lr"}
-    if not isinstance(keeps_graph, (set, frozenset, list, tuple)) or not all(
-        isinstance(n, str) for n in keeps_graph
-    ):
+    names = strings_of(keeps_graph)
+    if names is None:
         return incorrect(f'expected a set of names such as {{"lr"}}, got {keeps_graph!r}')
-    names = set(keeps_graph)
     if names - options:
         return incorrect(f"unknown names {sorted(names - options)}; choose among {sorted(options)}")
     if names == KEEPS:
