@@ -1,4 +1,4 @@
-"""Checks for answers given as letters: one reason among plausible ones, or the set of snippets that do X."""
+"""Checks for answers naming options: one reason among plausible ones, or the set of snippets that do X."""
 
 from __future__ import annotations
 
@@ -7,7 +7,16 @@ from typing import Any
 
 from autograd_course.yourturn.engine import correct, incorrect
 
-__all__ = ["letter_of", "letters_of", "one_reason", "which_ones"]
+__all__ = ["letter_of", "letters_of", "one_reason", "strings_of", "which_ones"]
+
+COLLECTIONS = (set, frozenset, list, tuple)  # what an answer naming several options may be written as
+
+
+def strings_of(answer: Any) -> set[str] | None:
+    """The set of strings a set, frozenset, list or tuple of strings holds, None for anything else."""
+    if not isinstance(answer, COLLECTIONS) or not all(isinstance(item, str) for item in answer):
+        return None
+    return set(answer)
 
 
 def letter_of(answer: Any) -> str | None:
@@ -20,7 +29,7 @@ def letter_of(answer: Any) -> str | None:
 
 def letters_of(answer: Any) -> set[str] | None:
     """The set of letters an answer names (a set, list or tuple of letters, or a string "bd"), else None."""
-    items = list(answer) if isinstance(answer, (set, frozenset, list, tuple, str)) else None
+    items = list(answer) if isinstance(answer, (*COLLECTIONS, str)) else None
     if items is None:
         return None
     letters = {letter_of(item) for item in items if not (isinstance(item, str) and item in ", ")}
@@ -41,16 +50,20 @@ def one_reason(right: str, why: Mapping[str, str]) -> Callable[[Any], tuple]:
     return check
 
 
-def which_ones(truth: Callable[[], set[str]], options: str, what: str) -> Callable[[Any], tuple]:
-    """A check for a set of letters among `options`; `truth()` runs the snippets and returns the right set."""
+def which_ones(truth: Callable[[], Mapping[str, bool]], what: str) -> Callable[[Any], tuple]:
+    """A check for a set of letters; `truth()` runs every option and maps its letter to: does it do `what`?
+
+    The options are the letters `truth()` names: they are stated once, as the keys of the snippets it runs.
+    """
 
     def check(answer: Any) -> tuple:
+        does = truth()
         given = letters_of(answer)
-        if given is None or not given <= set(options):
+        if given is None or not given <= does.keys():
             return incorrect(
-                f"expected a set of letters among {', '.join(options)}, such as {{'a'}}, got {answer!r}"
+                f"expected a set of letters among {', '.join(sorted(does))}, such as {{'a'}}, got {answer!r}"
             )
-        right = truth()
+        right = {letter for letter, done in does.items() if done}
         if given == right:
             return correct(f"{', '.join(sorted(right)) or 'none'}: exactly the ones that {what}.")
         extra = ", ".join(sorted(given - right))

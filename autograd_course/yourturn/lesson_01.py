@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.choice import strings_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -12,11 +13,9 @@ RECORDED = {"a", "c"}  # y * 1 and torch.stack keep the record; detach and tenso
 
 
 def _check_recorded(still_recorded: Any) -> tuple:
-    if not isinstance(still_recorded, (set, list, tuple)) or not all(
-        isinstance(n, str) for n in still_recorded
-    ):
+    given = strings_of(still_recorded)
+    if given is None:
         return incorrect(f"expected a set of letters such as {{'a'}}, got {still_recorded!r}")
-    given = set(still_recorded)
     if given == RECORDED:
         return correct(
             "y * 1 and torch.stack stay in the record; detach() and rebuilding from .item() cut it."
@@ -45,12 +44,13 @@ def _reached_by_backward(model: Any, inputs: Any, labels: Any) -> set[str]:
 
 def _check_gets_grad(gets_grad: Any, model: Any, inputs: Any, labels: Any) -> tuple:
     names = {"features", *(n for n, _ in model.named_parameters())}
-    if not isinstance(gets_grad, (set, list, tuple)) or not all(isinstance(n, str) for n in gets_grad):
+    given = strings_of(gets_grad)
+    if given is None:
         return incorrect(f"expected a set of names such as {{'features'}}, got {gets_grad!r}")
-    unknown = sorted(set(gets_grad) - names)
+    unknown = sorted(given - names)
     if unknown:
         return incorrect(f"{unknown} are not among the names {sorted(names)}")
-    given, right = set(gets_grad), _reached_by_backward(model, inputs, labels)
+    right = _reached_by_backward(model, inputs, labels)
     if given == right:
         return correct(
             "requires_grad_() makes features a new leaf: backward stops there; the encoder is still cut off."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograd_course.yourturn.choice import strings_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -38,9 +39,10 @@ def _raises_second_time(loss_of: Any) -> bool:
 
 
 def _check_raising(raising: Any) -> tuple:
-    if not isinstance(raising, (set, frozenset, list, tuple)) or not all(isinstance(n, str) for n in raising):
+    names = strings_of(raising)
+    if names is None:
         return incorrect(f'expected a set of letters such as {{"a", "b"}}, got {raising!r}')
-    given = {n.strip().lower() for n in raising}
+    given = {n.strip().lower() for n in names}
     if given - set(SECOND_BACKWARD):
         return incorrect(f"choose among a, b, c, d; you gave {sorted(given - set(SECOND_BACKWARD))}")
     actual = {name for name, loss_of in SECOND_BACKWARD.items() if _raises_second_time(loss_of)}

@@ -37,22 +37,23 @@ FIRST_GRADS_112 = {  # four first derivatives of x at 2.0; which can be differen
 }
 
 
-def _differentiable_again() -> set[str]:
-    """The first derivatives whose own gradient torch.autograd.grad can take, found by trying each one."""
+def _differentiable_again() -> dict[str, bool]:
+    """Whether torch.autograd.grad can take each first derivative's own gradient, found by trying it."""
     import torch
 
-    again = set()
+    again = {}
     for letter, first in FIRST_GRADS_112.items():
         x = torch.tensor([2.0], requires_grad=True)
         try:
             torch.autograd.grad(first(torch, x).sum(), x)
         except RuntimeError:
-            continue
-        again.add(letter)
+            again[letter] = False
+        else:
+            again[letter] = True
     return again
 
 
-_check_again = which_ones(_differentiable_again, "abcd", "can be differentiated again")
+_check_again = which_ones(_differentiable_again, "can be differentiated again")
 
 
 ACTIVITIES = (

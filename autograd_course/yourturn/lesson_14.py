@@ -58,20 +58,19 @@ HOLDS_132 = {  # seven ways for __init__(self, layer) to keep the layer
 }
 
 
-def _registering_ways() -> set[str]:
-    """The ways after which model.parameters() lists the layer's weight, found by building each module."""
+def _registering_ways() -> dict[str, bool]:
+    """Whether model.parameters() lists the layer's weight after each way, found by building the module."""
     from torch import nn
 
-    registering = set()
+    registering = {}
     for letter, hold in HOLDS_132.items():
         model, layer = nn.Module(), nn.Linear(4, 4)
         hold(nn, model, layer)
-        if any(p is layer.weight for p in model.parameters()):
-            registering.add(letter)
+        registering[letter] = any(p is layer.weight for p in model.parameters())
     return registering
 
 
-_check_registering = which_ones(_registering_ways, "abcdefg", "make model.parameters() list the layer")
+_check_registering = which_ones(_registering_ways, "make model.parameters() list the layer")
 
 
 ACTIVITIES = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograd_course.yourturn.answers import whole_number_of
+from autograd_course.yourturn.choice import strings_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -52,9 +53,10 @@ def _check_listed(listed: Any) -> tuple:
 
 
 def _check_leaves(leaves: Any) -> tuple:
-    if not isinstance(leaves, (set, frozenset, list, tuple)) or not all(isinstance(n, str) for n in leaves):
+    given = strings_of(leaves)
+    if given is None:
         return incorrect(f'expected a set of names such as {{"a", "b"}}, got {leaves!r}')
-    names = {n.strip().lower() for n in leaves}
+    names = {n.strip().lower() for n in given}
     if names == LEAVES:
         return correct(
             "a: .to('cpu') on a CPU tensor returns it; c and e ask for gradients after the last operation. "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograd_course.yourturn.answers import number_of
-from autograd_course.yourturn.choice import which_ones
+from autograd_course.yourturn.choice import strings_of, which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -16,11 +16,9 @@ KEEPS = {"loss", "penalty"}
 
 def _check_keeps_graph(keeps_graph: Any) -> tuple:
     options = {"loss", "accuracy", "grad_norm", "penalty", "lr"}
-    if not isinstance(keeps_graph, (set, frozenset, list, tuple)) or not all(
-        isinstance(n, str) for n in keeps_graph
-    ):
+    names = strings_of(keeps_graph)
+    if names is None:
         return incorrect(f'expected a set of names such as {{"lr"}}, got {keeps_graph!r}')
-    names = set(keeps_graph)
     if names - options:
         return incorrect(f"unknown names {sorted(names - options)}; choose among {sorted(options)}")
     if names == KEEPS:
@@ -107,12 +105,12 @@ def _gan_orders() -> dict:
     return {"a": a, "b": b, "c": c, "d": d}
 
 
-def _raising_orders() -> set[str]:
-    """The orders whose backward raises for a tensor changed in place, each run on a fresh GAN."""
+def _raising_orders() -> dict[str, bool]:
+    """Whether each order's backward raises for a tensor changed in place, run on a fresh GAN."""
     import torch
     from torch import nn
 
-    raising = set()
+    raising = {}
     for letter, order in _gan_orders().items():
         torch.manual_seed(0)
         g = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 15))
@@ -127,12 +125,13 @@ def _raising_orders() -> set[str]:
         try:
             order(losses, opt_g, opt_d)
         except RuntimeError as error:
-            if "inplace operation" in str(error):
-                raising.add(letter)
+            raising[letter] = "inplace operation" in str(error)
+        else:
+            raising[letter] = False
     return raising
 
 
-_check_raising_orders = which_ones(_raising_orders, "abcd", "raise for a tensor changed in place")
+_check_raising_orders = which_ones(_raising_orders, "raise for a tensor changed in place")
 
 
 ACTIVITIES = (

@@ -2,7 +2,11 @@
 
 TABLE = {
     "01.2": {
-        "right": ['still_recorded = ["c", "a"]', 'still_recorded = set("ac")'],
+        "right": [
+            'still_recorded = ["c", "a"]',
+            'still_recorded = set("ac")',
+            'still_recorded = frozenset("ac")',
+        ],
         "wrong": [
             'still_recorded = {"a", "b", "c"}',
             'still_recorded = {"a"}',
@@ -17,6 +21,7 @@ TABLE["01.1"] = {
     "right": [
         'gets_grad = ["classifier.bias", "features", "classifier.weight"]',
         'gets_grad = {"features"} | {"classifier." + p for p in ("weight", "bias")}',
+        'gets_grad = frozenset(["features", "classifier.weight", "classifier.bias"])',
     ],
     "wrong": [
         'gets_grad = {"features", "encoder.weight", "encoder.bias", "classifier.weight", "classifier.bias"}',
