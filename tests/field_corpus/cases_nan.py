@@ -1,5 +1,6 @@
 """NaN that the data or an operation brings: masks that leave nothing, a batch of one, a sqrt at 0,
-a mean over no targets, and a flat image normalised, as people reported them."""
+a mean over no targets, a flat image normalised, and an exp that overflows between modules, as
+people reported them."""
 
 from __future__ import annotations
 
@@ -219,6 +220,54 @@ def constant_image_normalised() -> Setup:
     return Setup(step, model, optimizer)
 
 
+class _InnerProductDecoder(nn.Module):
+    def forward(self, z: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid((z[edge_index[0]] * z[edge_index[1]]).sum(dim=1))
+
+
+class _Encoder(nn.Module):
+    def __init__(self, d: int, latent: int) -> None:
+        super().__init__()
+        self.hidden = nn.Linear(d, 8)
+        self.mu = nn.Linear(8, latent)
+        self.logvar = nn.Linear(8, latent)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.hidden(x).relu()
+        return self.mu(h), self.logvar(h)
+
+
+class _VGAE(nn.Module):
+    """pyg-team/pytorch_geometric#500, torch_geometric/nn/models/autoencoder.py as the thread quotes
+    it: mu + randn_like(logvar) * exp(logvar), with logvar not controlled; exp overflows to Inf."""
+
+    def __init__(self, d: int = 4, latent: int = 2) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.encoder = _Encoder(d, latent)
+        self.decoder = _InnerProductDecoder()
+
+    def encode(self, x: torch.Tensor) -> torch.Tensor:
+        mu, logvar = self.encoder(x)  # the fix: logvar.clamp(max=...) before the exp
+        return mu + torch.randn_like(logvar) * torch.exp(logvar)
+
+    def recon_loss(self, z: torch.Tensor, pos: torch.Tensor, neg: torch.Tensor) -> torch.Tensor:
+        eps = 1e-15
+        return (
+            -torch.log(self.decoder(z, pos) + eps).mean() - torch.log(1 - self.decoder(z, neg) + eps).mean()
+        )
+
+
+def vgae_logvar_exp_overflow() -> Setup:
+    model = _VGAE()
+    with torch.no_grad():
+        model.encoder.logvar.bias.fill_(100.0)  # logvar grown large during training: exp(100) > float32's max
+    x = torch.randn(5, 4, generator=torch.Generator().manual_seed(1))
+    pos, neg = torch.tensor([[0, 1, 2], [1, 2, 3]]), torch.tensor([[0, 1, 3], [4, 4, 0]])
+    torch.manual_seed(2)
+    return Setup(lambda: model.recon_loss(model.encode(x), pos, neg), model)
+
+
 CASES = (
     Case(
         "rechorus_all_masked_softmax",
@@ -273,5 +322,14 @@ CASES = (
         Stage.FORWARD_NON_FINITE,
         ("first non-finite forward tensor: forward #1: input[0] of the model",),
         constant_image_normalised,
+    ),
+    Case(
+        "vgae_exp_logvar_overflow",
+        "https://github.com/pyg-team/pytorch_geometric/issues/500",
+        "the logvar is not controlled: not the encoder but the exp in reparametrize makes the NaN/Inf",
+        Stage.FORWARD_NON_FINITE,
+        ("forward #1: input[0] of 'decoder'",),
+        vgae_logvar_exp_overflow,
+        tool="watch",
     ),
 )
