@@ -66,6 +66,30 @@ def test_finite_step_has_no_event_and_the_model_input_is_checked(data: torch.Ten
     assert (watch.first.module, watch.first.tensor, watch.first.inf) == ("", "input[0]", 1)
 
 
+def test_parts_called_without_the_models_forward_are_watched_and_read_at_exit(data: torch.Tensor) -> None:
+    # An autoencoder used through its parts (encode, then decode), its own forward never called:
+    # an exp that overflows between the parts is the decoder's input, made after the encoder ran.
+    torch.manual_seed(0)
+    model = nn.ModuleDict({"encoder": nn.Linear(4, 2), "decoder": nn.Linear(2, 4)})
+    with watch_non_finite(model) as watch:
+        z = torch.exp(model["encoder"](data) * 200.0)
+        model["decoder"](z)
+        model["decoder"](z)  # the same tensor again: checked once
+        assert watch.reads == 0  # no forward of the model ended: nothing read yet
+    expected_inf = int(torch.isinf(z).sum())
+    assert expected_inf > 0
+    first = watch.first
+    assert (first.phase, first.module, first.tensor, first.after) == (
+        "forward",
+        "decoder",
+        "input[0]",
+        "encoder",
+    )
+    assert (first.nan, first.inf) == (0, expected_inf)
+    assert [(e.module, e.tensor) for e in watch.events].count(("decoder", "input[0]")) == 1
+    assert watch.reads == 2  # at exit: one read of every flag, one more to count what was not finite
+
+
 def test_backward_only_nan_is_attributed_to_the_module_that_made_it(data: torch.Tensor) -> None:
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 8), SafeSqrt(), nn.Linear(8, 1))

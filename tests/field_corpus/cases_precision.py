@@ -1,4 +1,7 @@
-"""Mixed and half precision, and NaN that the data brings, as people reported them."""
+"""Mixed and half precision, and NaN that the data brings, as people reported them.
+
+CASES also holds cases_nan's: NaN and Inf that the data or an operation brings in float32.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import torch
 from torch import nn
 
 from field_corpus.case import Case, Setup, mlp, plain_step, regression
+from field_corpus.cases_nan import CASES as NAN
 from helpers import Stage
 
 
@@ -112,6 +116,94 @@ def asl_watch() -> Setup:
     return Setup(lambda: loss_fn(logits, target), loss_fn)
 
 
+class _ConvBN(nn.Module):
+    """plemeri/InSPyReNet lib/modules/layers.py's Conv2d: a convolution and a BatchNorm2d."""
+
+    def __init__(self, cin: int, cout: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 1, bias=False)
+        nn.init.kaiming_normal_(self.conv.weight)
+        self.bn = nn.BatchNorm2d(cout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.bn(self.conv(x))
+
+
+class _SelfAttention(nn.Module):
+    """plemeri/InSPyReNet#36: query and key are not normalized, and in float16 the bmm of the two
+    overflows to Inf; the softmax of a row holding Inf is NaN."""
+
+    def __init__(self, in_channels: int) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.query_conv = _ConvBN(in_channels, in_channels // 8)
+        self.key_conv = _ConvBN(in_channels, in_channels // 8)
+        self.value_conv = _ConvBN(in_channels, in_channels)
+        self.gamma = nn.Parameter(torch.zeros(1))
+        self.softmax = nn.Softmax(dim=-1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        batch_size, channel, height, width = x.size()
+        view = (batch_size, -1, height * width)
+        projected_query = self.query_conv(x).view(*view).permute(0, 2, 1)
+        projected_key = self.key_conv(x).view(*view)
+        attention_map = torch.bmm(projected_query, projected_key)  # the fix: compute it in float32
+        attention = self.softmax(attention_map)
+        projected_value = self.value_conv(x).view(*view)
+        out = torch.bmm(projected_value, attention.permute(0, 2, 1)).view(batch_size, channel, height, width)
+        return self.gamma * out + x
+
+
+def fp16_attention_overflow() -> Setup:
+    # Inference in float16 on features of a high-resolution image, whose magnitudes run to hundreds.
+    attention = _SelfAttention(64).half().eval()
+    features = (torch.randn(1, 64, 4, 4, generator=torch.Generator().manual_seed(1)) * 100).half()
+    return Setup(lambda: attention(features), attention)
+
+
+class _PathAttention(nn.Module):
+    """NVIDIA/apex#1052, models/MPR.py: scores.masked_fill(~path_mask.unsqueeze(-1), -1e9); in
+    float16 -1e9 is out of range (the most negative float16 is -65504), and masked_fill raises."""
+
+    def __init__(self, d: int) -> None:
+        super().__init__()
+        self.score = nn.Linear(d, 1)
+
+    def forward(self, paths: torch.Tensor, path_mask: torch.Tensor) -> torch.Tensor:
+        scores = self.score(paths)
+        scores_mask = scores.masked_fill(~path_mask.unsqueeze(-1), -1e9)  # the fix: -1e4, or float("-inf")
+        return (torch.softmax(scores_mask, dim=1) * paths).sum(1)
+
+
+class _RelationModel(nn.Module):
+    def __init__(self, d: int = 8, classes: int = 3) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.encoder = nn.Linear(d, d)
+        self.path_attention = _PathAttention(d)
+        self.classifier = nn.Linear(d, classes)
+
+    def forward(self, paths: torch.Tensor, path_mask: torch.Tensor) -> torch.Tensor:
+        return self.classifier(self.path_attention(self.encoder(paths), path_mask))
+
+
+def fp16_mask_fill_overflow() -> Setup:
+    model = _RelationModel().half()  # pure float16 training, as apex's O2 keeps the model
+    g = torch.Generator().manual_seed(1)
+    paths, labels = torch.randn(4, 5, 8, generator=g).half(), torch.tensor([0, 1, 2, 0])
+    path_mask = torch.rand(4, 5, generator=g) > 0.3
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(model(paths, path_mask).float(), labels)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return Setup(step, model, optimizer)
+
+
 CASES = (
     Case(
         "amp_clip_40907",
@@ -186,4 +278,22 @@ CASES = (
         asl_watch,
         tool="watch",
     ),
+    Case(
+        "inspyrenet_fp16_bmm_overflow",
+        "https://github.com/plemeri/InSPyReNet/issues/36",
+        "query and key are not normalized: their bmm overflows to Inf in float16 (mixed precision)",
+        Stage.FORWARD_NON_FINITE,
+        ("forward #1: input[0] of 'softmax'",),
+        fp16_attention_overflow,
+        tool="watch",
+    ),
+    Case(
+        "apex_fp16_masked_fill_1e9",
+        "https://github.com/NVIDIA/apex/issues/1052",
+        "masked_fill(mask, -1e9) in fp16: -1e9 cannot be converted to Half without overflow; -1e4 works",
+        Stage.BACKWARD_FAILED,
+        ("the forward of module 'path_attention'", "cannot be converted to type", "without overflow"),
+        fp16_mask_fill_overflow,
+    ),
+    *NAN,
 )
