@@ -1,7 +1,4 @@
-"""Mixed and half precision, and NaN that the data brings, as people reported them.
-
-CASES also holds cases_nan's: NaN and Inf that the data or an operation brings in float32.
-"""
+"""Mixed and half precision, and NaN that the data brings, as people reported them."""
 
 from __future__ import annotations
 
@@ -9,7 +6,6 @@ import torch
 from torch import nn
 
 from field_corpus.case import Case, Setup, mlp, plain_step, regression
-from field_corpus.cases_nan import CASES as NAN
 from helpers import Stage
 
 
@@ -295,5 +291,4 @@ CASES = (
         ("the forward of module 'path_attention'", "cannot be converted to type", "without overflow"),
         fp16_mask_fill_overflow,
     ),
-    *NAN,
 )
