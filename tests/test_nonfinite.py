@@ -106,13 +106,41 @@ def test_backward_only_nan_is_attributed_to_the_module_that_made_it(data: torch.
     assert weight.nan == int(torch.isnan(model[0].weight.grad).sum()) > 0
 
 
-def test_inf_gradient_is_caught(data: torch.Tensor) -> None:
+def test_inf_gradient_from_the_loss_is_named_where_it_enters_the_model(data: torch.Tensor) -> None:
     model = nn.Sequential(nn.Linear(4, 1))
     with watch_non_finite(model) as watch:
         out = model(data)
         (out * torch.tensor(float("inf"))).sum().backward()
-    assert watch.first.phase == "backward" and watch.first.module == "0"
-    assert watch.first.inf > 0 or watch.first.nan > 0
+    first = watch.first
+    assert (first.phase, first.module, first.tensor) == ("backward", "", "grad output")
+    assert first.where == "backward #1: grad output of the model"
+    assert [e.module for e in watch.events] == ["", "0", "0"]  # then the layer's weight and bias
+
+
+def test_a_loss_module_called_after_the_forward_is_named_for_its_gradient(data: torch.Tensor) -> None:
+    class WithLoss(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = nn.Linear(4, 1)
+            self.loss = SafeSqrt()  # sqrt behind torch.where: its gradient at x < 0 is NaN
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.fc(x)
+
+    model = WithLoss()
+    with torch.no_grad():
+        model.fc.bias.fill_(-100.0)
+    with watch_non_finite(model) as watch:
+        model.loss(model(data)).sum().backward()
+    assert watch.first.where == "backward #1: grad input[0] of 'loss'"
+    assert not [e for e in watch.events if e.tensor == "grad output"]  # one hook on that tensor, relabelled
+
+
+def test_a_finite_loss_gradient_adds_no_event_and_no_read(data: torch.Tensor) -> None:
+    model = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 1))
+    with count_host_syncs() as counter, watch_non_finite(model) as watch:
+        model(data).sum().backward()
+    assert watch.events == [] and counter.count == watch.reads
 
 
 def test_in_place_modules_and_nested_containers_work_and_inner_module_wins(data: torch.Tensor) -> None:

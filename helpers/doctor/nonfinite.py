@@ -236,9 +236,26 @@ class NonFiniteWatch:
             if known is not None and known[0]() is t:
                 known[1][:] = [name, label]  # an inner module consumes the same tensor: it is more precise
                 continue
-            cell = [name, label]
-            self._inputs[key] = (weakref.ref(t), cell)
-            self._tensor_handles.append(t.register_hook(self._input_grad_hook(cell)))
+            self._hook_gradient(t, [name, label])
+
+    def _hook_gradient(self, t: torch.Tensor, cell: list[str]) -> None:
+        """Flag the gradient backward computes for t, under the module and label in cell."""
+        self._inputs[(id(t), t._version)] = (weakref.ref(t), cell)
+        self._tensor_handles.append(t.register_hook(self._input_grad_hook(cell)))
+
+    def _hook_outputs(self, output: Any) -> dict[tuple[int, int], tuple[weakref.ref, list[str]]]:
+        """Flag the gradient the model's outputs receive: a NaN there came from outside the model (the
+        loss), before any module's backward ran. A tensor a module took as input is flagged already.
+        Returns the new entries: a module that takes an output later (a loss module) relabels them."""
+        name = self._names.get(id(self.model), "")
+        hooked = {}
+        for label, t in _tensors(output, "grad output"):
+            key = (id(t), t._version)
+            known = self._inputs.get(key)
+            if t.requires_grad and (known is None or known[0]() is not t):
+                self._hook_gradient(t, [name, label])
+                hooked[key] = self._inputs[key]
+        return hooked
 
     def _any_forward_pre(self, module: nn.Module, args: tuple) -> None:
         if id(module) in self._names:
@@ -271,7 +288,9 @@ class NonFiniteWatch:
         if module is self.model:
             self._depth -= 1
             if self._depth == 0:
+                outputs = self._hook_outputs(output) if torch.is_grad_enabled() else {}
                 self._end_forward()
+                self._inputs.update(outputs)
 
     def _param_hook(self, module: str, label: str, param: nn.Parameter) -> Callable[[torch.Tensor], None]:
         ref = weakref.ref(param)
