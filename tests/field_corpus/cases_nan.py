@@ -1,6 +1,7 @@
 """NaN that the data or an operation brings: masks that leave nothing, a batch of one, a sqrt at 0,
-a mean over no targets, a flat image normalised, and an exp that overflows between modules, as
-people reported them."""
+a mean over no targets, a flat image normalised, an exp that overflows between modules, and NaN
+gradients a loss makes outside the model (targets masked after it, a distance of 0), as people
+reported them."""
 
 from __future__ import annotations
 
@@ -268,6 +269,74 @@ def vgae_logvar_exp_overflow() -> Setup:
     return Setup(lambda: model.recon_loss(model.encode(x), pos, neg), model)
 
 
+def nan_targets_masked_after_loss() -> Setup:
+    # pytorch/pytorch#64305: missing targets are NaN; masking the loss after computing it keeps the
+    # loss finite, but square's backward multiplies 2 * (y_pred - NaN) by the mask's 0: NaN.
+    torch.manual_seed(0)
+    m = nn.Linear(1, 2, bias=False)
+    x = torch.tensor([[0.0]])
+    y = torch.tensor([[float("nan"), 0.0]])
+    y_mask = ~torch.isnan(y)
+    optimizer = torch.optim.SGD(m.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = torch.square(m(x) - y)[y_mask].sum()  # the fix: mask first, loss_fn(y_pred[y_mask], y[y_mask])
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return Setup(step, m, optimizer)
+
+
+class _EmbeddingNet(nn.Module):
+    """adambielski/siamese-triplet's EmbeddingNet, smaller: a convolution, then fully connected layers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.convnet = nn.Sequential(nn.Conv2d(1, 4, 3), nn.PReLU(), nn.MaxPool2d(2))
+        self.fc = nn.Sequential(nn.Linear(4 * 3 * 3, 16), nn.PReLU(), nn.Linear(16, 2))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(self.convnet(x).flatten(1))
+
+
+class _SiameseNet(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.embedding_net = _EmbeddingNet()
+
+    def forward(self, x1: torch.Tensor, x2: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.embedding_net(x1), self.embedding_net(x2)
+
+
+def contrastive_loss_identical_pair() -> Setup:
+    # adambielski/siamese-triplet#18: ContrastiveLoss takes sqrt of the squared distance; a pair of two
+    # exactly the same samples has distance 0, and sqrt's derivative there makes the gradient NaN.
+    model = _SiameseNet()
+    g = torch.Generator().manual_seed(1)
+    x1 = torch.randn(4, 1, 8, 8, generator=g)
+    x2 = torch.randn(4, 1, 8, 8, generator=g)
+    x2[2] = x1[2]  # the same sample on both sides of a pair
+    target = torch.tensor([1, 0, 1, 0])  # 1: a similar pair, as the identical one is
+    margin = 1.0
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        out1, out2 = model(x1, x2)
+        distances = (out2 - out1).pow(2).sum(1)
+        # the fix: (distances + eps).sqrt()
+        losses = 0.5 * (target * distances + (1 - target) * F.relu(margin - distances.sqrt()).pow(2))
+        loss = losses.mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return Setup(step, model, optimizer)
+
+
 CASES = (
     Case(
         "rechorus_all_masked_softmax",
@@ -331,5 +400,21 @@ CASES = (
         ("forward #1: input[0] of 'decoder'",),
         vgae_logvar_exp_overflow,
         tool="watch",
+    ),
+    Case(
+        "nan_targets_masked_after_loss",
+        "https://github.com/pytorch/pytorch/issues/64305",
+        "NaN targets masked out after the loss still put NaN into the gradient; mask before the loss",
+        Stage.GRAD_NON_FINITE,
+        ("first non-finite backward tensor: backward #1: grad output of the model",),
+        nan_targets_masked_after_loss,
+    ),
+    Case(
+        "contrastive_loss_sqrt_of_zero_distance",
+        "https://github.com/adambielski/siamese-triplet/issues/18",
+        "a distance of 0 (two exactly the same samples) makes sqrt's derivative, and the gradient, NaN",
+        Stage.GRAD_NON_FINITE,
+        ("first non-finite backward tensor: backward #1: grad output[",),
+        contrastive_loss_identical_pair,
     ),
 )
