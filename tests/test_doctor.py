@@ -534,3 +534,96 @@ def test_an_error_diagnose_does_not_know_is_a_finding_with_the_error_kept_and_sh
     assert "raised in train_step's own code" in "\n".join(found.evidence)
     assert "KeyError" in repr(found) and "kept as .error" in repr(found)
     assert "kept as <code>.error</code>" in found._repr_html_() and "KeyError" in found._repr_html_()
+
+
+class _Stateful(nn.Module):
+    """A recurrent cell that keeps its state as a plain attribute between calls."""
+
+    def __init__(self, detach: bool) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.lin, self.detach = nn.Linear(4, 1), detach
+        self.h = torch.zeros(16, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.h = torch.tanh(self.lin(x) + self.h)
+        out = self.h
+        if self.detach:
+            self.h = self.h.detach()  # the fix: the next step starts from the value, not the graph
+        return out
+
+
+@pytest.mark.parametrize("detach", [False, True])
+def test_state_a_module_carries_between_steps_is_named_when_backward_reaches_a_freed_graph(
+    detach: bool,
+) -> None:
+    model = nn.Sequential(_Stateful(detach))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    if detach:
+        assert found.stage is Stage.OK, found
+        return
+    assert (found.stage, found.step) == (Stage.BACKWARD_FAILED, 2)
+    text = "\n".join(found.evidence)
+    assert "0.h (grad_fn=TanhBackward0)" in text and "model[0].h.grad_fn is not None" in text
+    assert "self.h = value.detach()" in found.advice
+
+
+def test_a_state_carried_outside_the_model_keeps_the_general_advice() -> None:
+    """Only what the model holds is named: a dict in the step's closure is not a module attribute."""
+    model = TinyNet(seed=0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    carried = {"h": torch.zeros(16, 1)}
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        carried["h"] = carried["h"] + model(X)
+        loss = ((carried["h"] - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    assert found.stage is Stage.BACKWARD_FAILED
+    assert not any("module attributes" in e for e in found.evidence)
+    assert "detach carried state" in found.advice
+
+
+@pytest.mark.parametrize("replace", [False, True])
+def test_a_parameter_replaced_after_distributed_data_parallel_wrapped_the_module(
+    replace: bool, tmp_path
+) -> None:
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1)
+    try:
+        torch.manual_seed(0)
+        model = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 1)))
+        if replace:
+            model.module[1].weight = nn.Parameter(torch.ones(1, 3))  # after DDP(...) was built
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+        def step() -> torch.Tensor:
+            optimizer.zero_grad()
+            loss = ((model(X) - Y) ** 2).mean()
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        found = diagnose(step, model, optimizer)
+    finally:
+        dist.destroy_process_group()
+    if not replace:
+        assert found.stage is Stage.OK, found
+        return
+    assert found.stage is Stage.PARAMS_UNREGISTERED and found.names == ["module.1.weight"]
+    assert "replaced after DistributedDataParallel(...) wrapped the module" in found.evidence[0]
+    assert "_module_parameters[" not in "\n".join(found.evidence)  # DDP's own list is not a stray

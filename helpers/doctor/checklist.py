@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from helpers.doctor.carried import replaced_lines
 from helpers.doctor.explain import explain_error
 from helpers.doctor.findings import (
     checkpoint_lines,
@@ -65,6 +66,8 @@ class StepFacts:
     lr_falls: list[LrFall] = field(default_factory=list)  # groups whose schedule drives lr toward 0 soon
     copies: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # non-leaf parameter copies held
     bad_at_start: list[str] = field(default_factory=list)  # parameters non-finite when this step began
+    carried: list[tuple[str, str]] = field(default_factory=list)  # (attribute, grad_fn) held before the step
+    replaced: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # replaced after DDP(...) wrapped
     named: list[tuple[str, nn.Parameter]] = field(default_factory=list)
     requires: list[str] = field(default_factory=list)
     trainable: list[str] = field(default_factory=list)
@@ -202,7 +205,7 @@ def _backward_ran(f: StepFacts) -> Finding | None:
     ev = f.ev
     if ev.error is None:
         return None
-    lines, advice = explain_error(ev.error, ev.raised, f.kind, f.model, ev.optimizer_log)
+    lines, advice = explain_error(ev.error, ev.raised, f.kind, f.model, ev.optimizer_log, f.carried)
     return Finding(lines, advice=advice)  # None: the Check's own advice
 
 
@@ -304,6 +307,9 @@ def _magnitudes(f: StepFacts) -> Finding | None:
 
 
 def _registered(f: StepFacts) -> Finding | None:
+    if f.replaced:
+        lines, advice = replaced_lines(f.replaced)
+        return Finding(lines, [name for name, _ in f.replaced], advice)
     if f.copies:
         paths = [path for path, _ in f.copies]
         advice = (

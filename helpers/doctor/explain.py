@@ -13,6 +13,7 @@ from typing import Any
 
 from torch import nn
 
+from helpers.doctor.carried import carried_graph_lines
 from helpers.doctor.findings import names_text
 from helpers.doctor.raised import RaisedAt, full_backward_hooked
 from helpers.doctor.steplog import OptimizerStep
@@ -21,6 +22,7 @@ __all__ = ["explain_error"]
 
 _COUNT = re.compile(r"returned an incorrect number of gradients \(expected (\d+), got (\d+)\)")
 _HOOK_VIEW = re.compile(r"of BackwardHookFunction\w* is a view and is being modified inplace")
+_FREED = re.compile(r"backward through the graph a second time")
 _VERSION = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\].*?is at version (\d+); expected version (\d+)")
 
 _PHASE_ADVICE = {
@@ -115,8 +117,10 @@ def explain_error(
     known: str | None,
     model: nn.Module,
     steps: Sequence[OptimizerStep],
+    carried: Sequence[tuple[str, str]] = (),
 ) -> tuple[list[str], str | None]:
-    """(evidence lines, advice) for an error train_step raised. `known`: autograd_error_kind's answer.
+    """(evidence lines, advice) for an error train_step raised. `known`: autograd_error_kind's answer;
+    `carried`: (attribute, grad_fn) of the tensors with a grad_fn the model held before this step.
     The advice is None for a known autograd error nothing more specific explains: the checklist's own."""
     text = f"train_step raised {type(error).__name__}: {error}"
     where: list[str] = []
@@ -130,6 +134,8 @@ def explain_error(
     if raised is not None:
         found = _wrong_count(error, raised) or _hook_inplace(error, raised, model)
     found = found or _step_wrote(error, steps)
+    if found is None and carried and _FREED.search(str(error)):
+        found = carried_graph_lines(list(carried))
     if found is not None:
         lines, advice = found
         return [text, *where, *lines], advice

@@ -1,4 +1,5 @@
-"""Graph cuts, grad modes, registration and a graph used twice, as people reported them."""
+"""Graph cuts, grad modes, registration, optimizer groups and a graph used twice (also through a cache a
+module keeps), as people reported them."""
 
 from __future__ import annotations
 
@@ -215,6 +216,70 @@ def layer_replaced_after_optimizer() -> Setup:
     return Setup(plain_step(model, optimizer, x, y), model, optimizer)
 
 
+class _Tagger(nn.Module):
+    """zjunlp/HVPNeT#5: an encoder, then fc and a CRF (a transition matrix stands in for it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.bert = nn.Linear(4, 8)
+        self.fc = nn.Linear(8, 3)
+        self.crf = nn.Linear(3, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.crf(self.fc(torch.relu(self.bert(x))))
+
+
+def optimizer_groups_miss_heads() -> Setup:
+    # zjunlp/HVPNeT#5: the optimizer's parameter list is built group by group; the groups for crf
+    # and fc are made, but never appended to it.
+    model, (x, y) = _Tagger(), regression()
+    parameters = [{"params": list(model.bert.parameters()), "lr": 1e-2}]
+    params = {"lr": 5e-2, "params": list(model.crf.parameters()) + list(model.fc.parameters())}
+    assert params  # the fix: parameters.append(params)
+    optimizer = torch.optim.AdamW(parameters)
+    return Setup(plain_step(model, optimizer, x, y), model, optimizer)
+
+
+class KVAttention(nn.Module):
+    """meta-llama/llama#841: Attention keeps cache_k and cache_v as plain tensors and writes this
+    call's keys and values into them with grad mode on."""
+
+    def __init__(self, dim: int = 8, max_seq_len: int = 6, max_batch: int = 4) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.wq, self.wk, self.wv = (nn.Linear(dim, dim, bias=False) for _ in range(3))
+        self.cache_k = torch.zeros(max_batch, max_seq_len, dim)
+        self.cache_v = torch.zeros(max_batch, max_seq_len, dim)
+
+    def forward(self, x: torch.Tensor, start_pos: int = 0) -> torch.Tensor:
+        bsz, seqlen, dim = x.shape
+        xq, xk, xv = self.wq(x), self.wk(x), self.wv(x)
+        self.cache_k = self.cache_k.to(xq)  # the fix: .detach() here (or write under torch.no_grad())
+        self.cache_v = self.cache_v.to(xq)
+        self.cache_k[:bsz, start_pos : start_pos + seqlen] = xk
+        self.cache_v[:bsz, start_pos : start_pos + seqlen] = xv
+        keys = self.cache_k[:bsz, : start_pos + seqlen]
+        values = self.cache_v[:bsz, : start_pos + seqlen]
+        scores = torch.softmax(xq @ keys.transpose(1, 2) / dim**0.5, dim=-1)
+        return scores @ values
+
+
+def kv_cache_model() -> nn.Sequential:
+    model = nn.Sequential()
+    model.attention = KVAttention()
+    model.output = nn.Linear(8, 1)
+    return model
+
+
+def kv_cache_written_with_grad() -> Setup:
+    model = kv_cache_model()
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(4, 6, 8, generator=g), torch.randn(4, 6, 1, generator=g)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    return Setup(plain_step(model, optimizer, x, y), model, optimizer)
+
+
 CASES = (
     Case(
         "inference_mode_predict",
@@ -311,5 +376,21 @@ CASES = (
         Stage.NOT_IN_OPTIMIZER,
         ("0.weight", "add_param_group"),
         layer_replaced_after_optimizer,
+    ),
+    Case(
+        "hvpnet_heads_not_in_optimizer",
+        "https://github.com/zjunlp/HVPNeT/issues/5",
+        "the parameters of crf and fc are never appended to the optimizer's parameters: they are not trained",
+        Stage.NOT_IN_OPTIMIZER,
+        ("fc.weight", "crf.weight", "add_param_group"),
+        optimizer_groups_miss_heads,
+    ),
+    Case(
+        "llama_kv_cache_graph",
+        "https://github.com/meta-llama/llama/issues/841",
+        "the k/v cache of Attention is saved as part of the previous forward's graph (its grad_fn is kept)",
+        Stage.BACKWARD_FAILED,
+        ("attention.cache_k", "model.attention.cache_k.grad_fn", "detach"),
+        kv_cache_written_with_grad,
     ),
 )

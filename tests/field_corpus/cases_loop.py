@@ -1,4 +1,4 @@
-"""The training loop: zero_grad, GAN update order, schedulers stepped at the wrong rate."""
+"""The training loop: zero_grad, GAN and actor-critic update order, schedulers stepped at the wrong rate."""
 
 from __future__ import annotations
 
@@ -129,6 +129,61 @@ def scheduler_per_step(kind: str) -> Setup:
     return Setup(step, model, optimizer)
 
 
+def maddpg_critic_first() -> Setup:
+    # starry-sky6688/MADDPG#27: the critic is updated before the actor (the paper's order); the
+    # actor's loss goes through the critic, whose weights critic_optim.step() just changed in place.
+    torch.manual_seed(0)
+    actor = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 2), nn.Tanh())
+    critic = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+    actor_optim = torch.optim.Adam(actor.parameters(), lr=1e-4)
+    critic_optim = torch.optim.Adam(critic.parameters(), lr=1e-3)
+    g = torch.Generator().manual_seed(0)
+    o, u_taken, r = (torch.randn(8, k, generator=g) for k in (6, 2, 1))
+
+    def step() -> torch.Tensor:
+        actor_loss = -critic(torch.cat([o, actor(o)], 1)).mean()
+        critic_loss = (r - critic(torch.cat([o, u_taken], 1))).pow(2).mean()
+        critic_optim.zero_grad()
+        critic_loss.backward()
+        critic_optim.step()
+        actor_optim.zero_grad()
+        actor_loss.backward()  # the fix: this backward (and actor_optim.step()) before critic_optim.step()
+        actor_optim.step()
+        return actor_loss
+
+    return Setup(step, nn.ModuleDict({"actor": actor, "critic": critic}), actor_optim)
+
+
+def dreamer_value_step_first() -> Setup:
+    # cross32768/Dreamer_PyTorch#2: value_optimizer.step() runs, then action_loss (the lambda
+    # targets, computed by the value model) is backpropagated: a [400, 1] weight was written in place.
+    torch.manual_seed(0)
+    value_model = nn.Sequential(nn.Linear(6, 400), nn.ELU(), nn.Linear(400, 1))
+    action_model = nn.Sequential(nn.Linear(6, 16), nn.ELU(), nn.Linear(16, 6), nn.Tanh())
+    value_optimizer = torch.optim.Adam(value_model.parameters(), lr=8e-5)
+    action_optimizer = torch.optim.Adam(action_model.parameters(), lr=8e-5)
+    state = torch.randn(15, 6, generator=torch.Generator().manual_seed(0))
+
+    def step() -> torch.Tensor:
+        imagined = state + action_model(state)  # one imagined transition driven by the action model
+        values = value_model(imagined)
+        lambda_target_values = 0.99 * values
+        value_loss = 0.5 * (values - lambda_target_values.detach()).pow(2).mean()
+        value_optimizer.zero_grad()
+        value_loss.backward(retain_graph=True)
+        nn.utils.clip_grad_norm_(value_model.parameters(), 100)
+        value_optimizer.step()
+        action_loss = -1 * lambda_target_values.mean()
+        action_optimizer.zero_grad()
+        action_loss.backward()  # the fix: before value_optimizer.step()
+        nn.utils.clip_grad_norm_(action_model.parameters(), 100)
+        action_optimizer.step()
+        return action_loss
+
+    model = nn.ModuleDict({"value_model": value_model, "action_model": action_model})
+    return Setup(step, model, action_optimizer)
+
+
 CASES = (
     Case(
         "dn_detr_zero_grad",
@@ -193,5 +248,21 @@ CASES = (
         Stage.PARAMS_NOT_UPDATED,
         ("CosineAnnealingLR", "T_max"),
         lambda: scheduler_per_step("cosine"),
+    ),
+    Case(
+        "maddpg_critic_updated_first",
+        "https://github.com/starry-sky6688/MADDPG/issues/27",
+        "actor_loss was computed through the critic, which critic_optim.step() then updated: it is outdated",
+        Stage.BACKWARD_FAILED,
+        ("Adam.step() -> critic.", "optimizer.step() writes every parameter it holds in place"),
+        maddpg_critic_first,
+    ),
+    Case(
+        "dreamer_value_optimizer_step",
+        "https://github.com/cross32768/Dreamer_PyTorch/issues/2",
+        "action_loss cannot be backpropagated after value_optimizer.step() has run",
+        Stage.BACKWARD_FAILED,
+        ("Adam.step() -> value_model.2.weight", "before that optimizer.step()"),
+        dreamer_value_step_first,
     ),
 )
