@@ -627,3 +627,14 @@ def test_a_parameter_replaced_after_distributed_data_parallel_wrapped_the_module
     assert found.stage is Stage.PARAMS_UNREGISTERED and found.names == ["module.1.weight"]
     assert "replaced after DistributedDataParallel(...) wrapped the module" in found.evidence[0]
     assert "_module_parameters[" not in "\n".join(found.evidence)  # DDP's own list is not a stray
+
+
+def test_a_graph_attribute_held_before_the_first_step_is_not_blamed_on_a_step() -> None:
+    from helpers.doctor.carried import carried_graphs, graph_attributes
+
+    model = nn.Sequential(_Stateful(detach=False))
+    model[0].scale = nn.Parameter(torch.ones(1)).double()  # a copy made before any step
+    before = [t for _, t in graph_attributes(model)]
+    assert [path for path, _ in carried_graphs(model)] == ["0.scale"]
+    model(X)  # a step's forward leaves its state behind
+    assert carried_graphs(model, before) == [("0.h", "TanhBackward0")]

@@ -17,7 +17,13 @@ from torch import nn
 
 from helpers.doctor.findings import names_text
 
-__all__ = ["carried_graph_lines", "carried_graphs", "replaced_after_wrapping", "replaced_lines"]
+__all__ = [
+    "carried_graph_lines",
+    "carried_graphs",
+    "graph_attributes",
+    "replaced_after_wrapping",
+    "replaced_lines",
+]
 
 
 def _tensors(value: Any, path: str) -> Iterable[tuple[str, torch.Tensor]]:
@@ -30,19 +36,24 @@ def _tensors(value: Any, path: str) -> Iterable[tuple[str, torch.Tensor]]:
                 yield f"{path}[{i}]", v
 
 
-def carried_graphs(model: nn.Module) -> list[tuple[str, str]]:
-    """(attribute path, grad_fn name) for every tensor a module holds as a plain attribute that has
-    a grad_fn: it is part of the graph of the forward that made it, and stays so after that
+def graph_attributes(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
+    """(attribute path, tensor) for every tensor a module holds as a plain attribute that has a
+    grad_fn: it is part of the graph of the forward that made it, and stays so after that
     forward's backward freed the graph's saved values."""
     found = []
     for prefix, module in model.named_modules():
         for attr, value in vars(module).items():
             if attr.startswith("_"):  # nn.Module's own tables (_parameters, _buffers, hooks)
                 continue
-            for path, t in _tensors(value, f"{prefix}.{attr}" if prefix else attr):
-                if t.grad_fn is not None:
-                    found.append((path, type(t.grad_fn).__name__))
+            found += [(p, t) for p, t in _tensors(value, f"{prefix}.{attr}" if prefix else attr) if t.grad_fn]
     return found
+
+
+def carried_graphs(model: nn.Module, held_before: Iterable[torch.Tensor] = ()) -> list[tuple[str, str]]:
+    """(attribute path, grad_fn name) of the graph_attributes a training step left behind: those
+    not already held before the first step (a parameter copy made in __init__ is named elsewhere)."""
+    before = {id(t) for t in held_before}
+    return [(path, type(t.grad_fn).__name__) for path, t in graph_attributes(model) if id(t) not in before]
 
 
 def _as_code(path: str) -> str:

@@ -15,7 +15,7 @@ from torch import nn
 from helpers._table import STATUS_COLOURS
 from helpers._validate import require_module
 from helpers._walk import stray_tensors
-from helpers.doctor.carried import carried_graphs, replaced_after_wrapping
+from helpers.doctor.carried import carried_graphs, graph_attributes, replaced_after_wrapping
 from helpers.doctor.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
 from helpers.doctor.compiled import run_eagerly, unwrap_compiled
 from helpers.doctor.discover import find_optimizers, find_scalers, find_schedulers
@@ -201,6 +201,7 @@ class _Run:
     unregistered: list[tuple[str, torch.Tensor]] = field(default_factory=list)
     copies: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # non-leaf parameter copies held
     replaced: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # replaced after DDP(...) wrapped
+    held_graphs: list[torch.Tensor] = field(default_factory=list)  # attributes with a grad_fn before step 1
     bad_at_start: list[str] = field(default_factory=list)  # parameters non-finite when diagnose began
     losses: list[float | None] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -222,7 +223,7 @@ def _walk_checklist(facts: StepFacts) -> tuple[Stage, list[str], list[str], str]
 def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: int) -> Diagnosis | None:
     """Run and check one step; the Diagnosis when a stage fails or this is the last step, else None."""
     epoch = _epoch(run.schedulers)
-    carried = carried_graphs(run.model) if step > 1 else []  # what the earlier steps left behind
+    carried = carried_graphs(run.model, run.held_graphs) if step > 1 else []  # left by earlier steps
     ev = run_probed_step(train_step, run.model, run.optimizer, saved, run.scaler, first=step == 1)
     run.losses.append(ev.loss_value)
     run.skipped += ev.skipped_by_scaler
@@ -308,6 +309,7 @@ def diagnose(
     )  # fmt: skip
     run.unregistered, run.copies = stray_tensors(model)
     run.replaced = replaced_after_wrapping(model)
+    run.held_graphs = [t for _, t in graph_attributes(model)]
     old = {id(t) for _, t in run.replaced}  # the wrapper holds them: named as replaced, not as strays
     run.unregistered = [(path, t) for path, t in run.unregistered if id(t) not in old]
     if next(model.parameters(), None) is None and not (run.unregistered or run.copies):
