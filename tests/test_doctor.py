@@ -638,3 +638,44 @@ def test_a_graph_attribute_held_before_the_first_step_is_not_blamed_on_a_step() 
     assert [path for path, _ in carried_graphs(model)] == ["0.scale"]
     model(X)  # a step's forward leaves its state behind
     assert carried_graphs(model, before) == [("0.h", "TanhBackward0")]
+
+
+class _Scale(torch.autograd.Function):
+    """y = x * 2; `wrong` makes backward return the gradient summed over the batch (shape [1, k])."""
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor, wrong: bool) -> torch.Tensor:
+        ctx.wrong = wrong
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad_output: torch.Tensor):
+        grad = grad_output * 2
+        return (grad.sum(0, keepdim=True).repeat(2, 1) if ctx.wrong else grad), None
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_a_backward_that_returns_a_gradient_of_the_wrong_shape_names_the_input_and_dimension(
+    wrong: bool,
+) -> None:
+    model = nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model[1](_Scale.apply(model[0](X), wrong)) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    if not wrong:
+        assert found.stage is Stage.OK, found
+        return
+    assert found.stage is Stage.BACKWARD_FAILED
+    assert (
+        "custom Function _Scale's backward returned, for input 0 of its forward, a gradient of shape "
+        "[2, 3]; that input has shape [16, 3] (dimension 0: 2 instead of 16)"
+    ) in "\n".join(found.evidence)
+    assert "_Scale.backward return, for input 0" in found.advice and "gradcheck" in found.advice
+    assert not any("does not know this error" in e for e in found.evidence)

@@ -22,6 +22,10 @@ __all__ = ["explain_error"]
 
 _COUNT = re.compile(r"returned an incorrect number of gradients \(expected (\d+), got (\d+)\)")
 _HOOK_VIEW = re.compile(r"of BackwardHookFunction\w* is a view and is being modified inplace")
+_SHAPE = re.compile(
+    r"returned an invalid gradient at index (\d+) - got \[([\d, ]*)\] but expected shape compatible with "
+    r"\[([\d, ]*)\]"
+)
 _FREED = re.compile(r"backward through the graph a second time")
 _VERSION = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\].*?is at version (\d+); expected version (\d+)")
 
@@ -94,6 +98,30 @@ def _hook_inplace(error: BaseException, raised: RaisedAt, model: nn.Module) -> t
     return lines, advice
 
 
+def _wrong_shape(error: BaseException, raised: RaisedAt) -> tuple[list[str], str] | None:
+    """Evidence that a backward returned a gradient whose shape is not its input's."""
+    found = _SHAPE.search(str(error))
+    if found is None:
+        return None
+    index, got, expected = int(found.group(1)), _shape(found.group(2)), _shape(found.group(3))
+    node = raised.node or "a node"
+    who = f"custom Function {raised.function}" if raised.function else f"autograd node {node}"
+    differ = [
+        f"dimension {d}: {g} instead of {e}" for d, (g, e) in enumerate(zip(got, expected)) if g != e
+    ] or [f"{len(got)} dimensions instead of {len(expected)}"]
+    lines = [
+        f"{who}'s backward returned, for input {index} of its forward, a gradient of shape {list(got)}; "
+        f"that input has shape {list(expected)} ({', '.join(differ)}): each gradient backward returns "
+        "must have its input's shape (or a shape that input broadcasts to, which autograd sums back)",
+    ]
+    advice = (
+        f"Make {raised.function or node}.backward return, for input {index}, a gradient of that "
+        "input's shape: compare its indexing, cropping, padding and sums with the forward's; "
+        "torch.autograd.gradcheck on small float64 inputs compares the whole backward with numeric gradients."
+    )
+    return lines, advice
+
+
 def _wrong_count(error: BaseException, raised: RaisedAt) -> tuple[list[str], str] | None:
     count = _COUNT.search(str(error))
     if count is None:
@@ -132,7 +160,9 @@ def explain_error(
         )
     found: Any = None
     if raised is not None:
-        found = _wrong_count(error, raised) or _hook_inplace(error, raised, model)
+        found = (
+            _wrong_count(error, raised) or _wrong_shape(error, raised) or _hook_inplace(error, raised, model)
+        )
     found = found or _step_wrote(error, steps)
     if found is None and carried and _FREED.search(str(error)):
         found = carried_graph_lines(list(carried))

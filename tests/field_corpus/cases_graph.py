@@ -241,6 +241,20 @@ def optimizer_groups_miss_heads() -> Setup:
     return Setup(plain_step(model, optimizer, x, y), model, optimizer)
 
 
+def pruned_after_optimizer() -> Setup:
+    # FasterAI-Labs/fasterai#92: a structured prune (torch-pruning) during training replaces the
+    # nn.Parameter objects of the layers it shrinks; the optimizer still holds the old ones.
+    model, (x, y) = mlp(), regression()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    keep = torch.arange(6)  # two of the eight hidden units pruned
+    with torch.no_grad():
+        model[0].weight = nn.Parameter(model[0].weight[keep].clone())
+        model[0].bias = nn.Parameter(model[0].bias[keep].clone())
+        model[2].weight = nn.Parameter(model[2].weight[:, keep].clone())
+    model[0].out_features = model[2].in_features = 6
+    return Setup(plain_step(model, optimizer, x, y), model, optimizer)
+
+
 class KVAttention(nn.Module):
     """meta-llama/llama#841: Attention keeps cache_k and cache_v as plain tensors and writes this
     call's keys and values into them with grad mode on."""
@@ -392,5 +406,13 @@ CASES = (
         Stage.BACKWARD_FAILED,
         ("attention.cache_k", "model.attention.cache_k.grad_fn", "detach"),
         kv_cache_written_with_grad,
+    ),
+    Case(
+        "fasterai_prune_rebinds_parameters",
+        "https://github.com/FasterAI-Labs/fasterai/pull/92",
+        "pruning replaces the Parameters of the layers it shrinks; the optimizer references the old ones",
+        Stage.NOT_IN_OPTIMIZER,
+        ("0.weight", "2.weight", "add_param_group"),
+        pruned_after_optimizer,
     ),
 )
