@@ -679,3 +679,42 @@ def test_a_backward_that_returns_a_gradient_of_the_wrong_shape_names_the_input_a
     ) in "\n".join(found.evidence)
     assert "_Scale.backward return, for input 0" in found.advice and "gradcheck" in found.advice
     assert not any("does not know this error" in e for e in found.evidence)
+
+
+class _MadeInForward(nn.Module):
+    """Creates its layer inside forward (at every call), or calls one made once, outside the model."""
+
+    def __init__(self, outside: nn.Module | None = None) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(4, 3)
+        self.outside = [outside]  # a plain list: the outside module is not registered
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        layer = self.outside[0] or nn.Linear(3, 1)
+        return layer(torch.relu(self.fc1(x)))
+
+
+@pytest.mark.parametrize("outside", [False, True])
+def test_a_layer_created_in_forward_at_every_call_is_named_a_teacher_outside_the_model_is_not(
+    outside: bool,
+) -> None:
+    torch.manual_seed(0)
+    teacher = nn.Linear(3, 1) if outside else None  # the same object at every step
+    model = _MadeInForward(teacher)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    if outside:
+        assert not found.evidence[0].startswith("the forward created modules"), found
+        return
+    assert (found.stage, found.step) == (Stage.PARAMS_UNREGISTERED, 2)
+    assert found.names == ["Linear in the forward of the model (_MadeInForward)"]
+    assert "Linear(in_features=3, out_features=1, bias=True) in the forward of the model" in found.evidence[0]
+    assert "in __init__" in found.advice

@@ -5,7 +5,8 @@ Its machinery lives here, apart from the core toolkit: saving and restoring the 
 (state.py, saved_optimizer.py), the per-step probe (probe.py), the checklist as data
 (checklist.py), finding the step's schedulers, GradScaler and other optimizers (discover.py),
 looking ahead in a schedule on a copy (lookahead.py), torch.compile handling (compiled.py) and what a
-model carries between steps that it should not (carried.py).
+model carries between steps that it should not (carried.py), and modules a step runs that neither
+the model nor an optimizer holds (foreign.py).
 """
 
 from helpers.doctor.checklist import CHECKLIST, Check

@@ -25,6 +25,7 @@ from helpers.doctor.findings import (
     made_non_finite,
     names_text,
 )
+from helpers.doctor.foreign import fresh_lines
 from helpers.doctor.lookahead import NEAR_ZERO, WINDOW, LrAhead, LrFall
 from helpers.doctor.probe import StepEvidence, autograd_error_kind, loss_reaches
 from helpers.gradients import optimizer_parameter_ids
@@ -68,6 +69,7 @@ class StepFacts:
     bad_at_start: list[str] = field(default_factory=list)  # parameters non-finite when this step began
     carried: list[tuple[str, str]] = field(default_factory=list)  # (attribute, grad_fn) held before the step
     replaced: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # replaced after DDP(...) wrapped
+    fresh: list[tuple[nn.Module, str]] = field(default_factory=list)  # modules the forward makes anew
     named: list[tuple[str, nn.Parameter]] = field(default_factory=list)
     requires: list[str] = field(default_factory=list)
     trainable: list[str] = field(default_factory=list)
@@ -310,6 +312,9 @@ def _registered(f: StepFacts) -> Finding | None:
     if f.replaced:
         lines, advice = replaced_lines(f.replaced)
         return Finding(lines, [name for name, _ in f.replaced], advice)
+    if f.fresh:
+        lines, names, advice = fresh_lines(f.fresh)
+        return Finding(lines, names, advice)
     if f.copies:
         paths = [path for path, _ in f.copies]
         advice = (

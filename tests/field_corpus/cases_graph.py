@@ -255,6 +255,41 @@ def pruned_after_optimizer() -> Setup:
     return Setup(plain_step(model, optimizer, x, y), model, optimizer)
 
 
+class SoftPool(nn.Module):
+    """wangyida/softpool#11: the pooling operator creates its Conv2d layers inside forward."""
+
+    def __init__(self, cabins: int = 8) -> None:
+        super().__init__()
+        self.num_cabin = cabins
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        size_feat = x.shape[1]
+        conv2d_1 = nn.Conv2d(size_feat, size_feat, kernel_size=(1, 3), stride=(1, 1))
+        last = self.num_cabin - 2 * (3 - 1)
+        conv2d_2 = nn.Conv2d(size_feat, size_feat, kernel_size=(1, last), stride=(1, 1))  # fix: in __init__
+        return conv2d_2(torch.relu(conv2d_1(x.unsqueeze(2)))).mean((2, 3))
+
+
+class _PointNet(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.encoder = nn.Conv1d(3, 8, 1)
+        self.pool = SoftPool()
+        self.head = nn.Linear(8, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.pool(torch.relu(self.encoder(x))))
+
+
+def layers_created_in_forward() -> Setup:
+    model = _PointNet()
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(4, 3, 16, generator=g), torch.randn(4, 1, generator=g)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    return Setup(plain_step(model, optimizer, x, y), model, optimizer)
+
+
 class KVAttention(nn.Module):
     """meta-llama/llama#841: Attention keeps cache_k and cache_v as plain tensors and writes this
     call's keys and values into them with grad mode on."""
@@ -414,5 +449,13 @@ CASES = (
         Stage.NOT_IN_OPTIMIZER,
         ("0.weight", "2.weight", "add_param_group"),
         pruned_after_optimizer,
+    ),
+    Case(
+        "softpool_layers_in_forward",
+        "https://github.com/wangyida/softpool/issues/11",
+        "nn layers created in the forward function: their weights are never saved into the checkpoint",
+        Stage.PARAMS_UNREGISTERED,
+        ("Conv2d", "'pool' (SoftPool)", "__init__"),
+        layers_created_in_forward,
     ),
 )
