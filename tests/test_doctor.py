@@ -718,3 +718,61 @@ def test_a_layer_created_in_forward_at_every_call_is_named_a_teacher_outside_the
     assert found.names == ["Linear in the forward of the model (_MadeInForward)"]
     assert "Linear(in_features=3, out_features=1, bias=True) in the forward of the model" in found.evidence[0]
     assert "in __init__" in found.advice
+
+
+class _Encoder(nn.Sequential):
+    def __init__(self, detach: bool) -> None:
+        super().__init__(nn.Linear(4, 3), nn.Tanh())
+        self.detach = detach
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = super().forward(x)
+        return h.detach() if self.detach else h
+
+
+class _Cut(nn.Module):
+    """An encoder and a head; `where` says how the path from the encoder to the loss is lost."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.where = where
+        self.encoder = _Encoder(detach=where == "inside")
+        self.head = nn.Linear(4 if where == "unused" else 3, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.where == "unused":
+            return self.head(x)
+        if self.where == "no_grad":
+            with torch.no_grad():
+                h = self.encoder(x)
+        else:
+            h = self.encoder(x)
+        return self.head(h.detach() if self.where == "after" else h)
+
+
+@pytest.mark.parametrize(
+    ("where", "says"),
+    [
+        ("unused", "'encoder' never ran in this step"),
+        ("no_grad", "'encoder' ran with grad mode off"),
+        ("inside", "'encoder' ran with grad mode on, but its output does not require grad"),
+        ("after", "the output of 'encoder' requires grad"),
+    ],
+)
+def test_a_missing_gradient_says_where_the_path_to_the_loss_is_cut(where: str, says: str) -> None:
+    model = _Cut(where)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    assert found.stage is Stage.GRAD_MISSING and found.names == ["encoder.0.weight", "encoder.0.bias"]
+    assert found.evidence[1].startswith(f"encoder.0.weight, encoder.0.bias: {says}"), found.evidence
+    if where == "after":
+        assert "the path is cut after 'encoder', between its output and the loss" in found.evidence[1]

@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from helpers.doctor.carried import replaced_lines
+from helpers.doctor.cuts import cut_lines
 from helpers.doctor.explain import explain_error
 from helpers.doctor.findings import (
     checkpoint_lines,
@@ -25,8 +26,8 @@ from helpers.doctor.findings import (
     made_non_finite,
     names_text,
 )
-from helpers.doctor.foreign import fresh_lines
 from helpers.doctor.lookahead import NEAR_ZERO, WINDOW, LrAhead, LrFall
+from helpers.doctor.module_runs import ModuleRun, fresh_lines
 from helpers.doctor.probe import StepEvidence, autograd_error_kind, loss_reaches
 from helpers.gradients import optimizer_parameter_ids
 from helpers.status import Stage
@@ -70,6 +71,7 @@ class StepFacts:
     carried: list[tuple[str, str]] = field(default_factory=list)  # (attribute, grad_fn) held before the step
     replaced: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # replaced after DDP(...) wrapped
     fresh: list[tuple[nn.Module, str]] = field(default_factory=list)  # modules the forward makes anew
+    runs: dict[str, ModuleRun] = field(default_factory=dict)  # how each of the model's modules ran
     named: list[tuple[str, nn.Parameter]] = field(default_factory=list)
     requires: list[str] = field(default_factory=list)
     trainable: list[str] = field(default_factory=list)
@@ -219,6 +221,7 @@ def _gradients_present(f: StepFacts) -> Finding | None:
     checkpointed = checkpoint_lines(f, missing)
     if checkpointed is not None:
         return Finding(lines + checkpointed[0], missing, checkpointed[1])
+    lines += cut_lines(missing, f.requires, f.runs)
     if not f.got:
         lines.append("the loss is connected to the parameters: was loss.backward() called?")
     return Finding(lines, missing)

@@ -20,8 +20,8 @@ from helpers.doctor.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
 from helpers.doctor.compiled import run_eagerly, unwrap_compiled
 from helpers.doctor.discover import find_optimizers, find_scalers, find_schedulers
 from helpers.doctor.findings import warm_up_lines
-from helpers.doctor.foreign import ForeignModules
 from helpers.doctor.lookahead import lr_ahead, lr_falls
+from helpers.doctor.module_runs import ModuleRuns
 from helpers.doctor.probe import run_probed_step
 from helpers.doctor.state import TrainingState
 from helpers.gradients import classify_parameter_gradients, optimizer_parameter_ids
@@ -204,7 +204,7 @@ class _Run:
     replaced: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # replaced after DDP(...) wrapped
     held_graphs: list[torch.Tensor] = field(default_factory=list)  # attributes with a grad_fn before step 1
     optimizers: list[torch.optim.Optimizer] = field(default_factory=list)  # every optimizer the step uses
-    foreign: ForeignModules | None = None  # the modules outside model and optimizers the last step ran
+    last_runs: ModuleRuns | None = None  # which modules the last step ran, and how
     bad_at_start: list[str] = field(default_factory=list)  # parameters non-finite when diagnose began
     losses: list[float | None] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -227,9 +227,9 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
     """Run and check one step; the Diagnosis when a stage fails or this is the last step, else None."""
     epoch = _epoch(run.schedulers)
     carried = carried_graphs(run.model, run.held_graphs) if step > 1 else []  # left by earlier steps
-    with ForeignModules(run.model, run.optimizers) as foreign:
+    with ModuleRuns(run.model, run.optimizers) as modules:
         ev = run_probed_step(train_step, run.model, run.optimizer, saved, run.scaler, first=step == 1)
-    fresh, run.foreign = foreign.made_anew(run.foreign), foreign
+    fresh, run.last_runs = modules.made_anew(run.last_runs), modules
     run.losses.append(ev.loss_value)
     run.skipped += ev.skipped_by_scaler
     if step == 1:
@@ -247,7 +247,7 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
         all_skipped=step == run.steps and run.skipped == run.steps,
         step=step, skipped=run.skipped, first_scale=run.first_scale, lr_ahead=ahead, lr_falls=falls,
         copies=run.copies, bad_at_start=run.bad_at_start if step == 1 else [],
-        carried=carried, replaced=run.replaced, fresh=fresh,
+        carried=carried, replaced=run.replaced, fresh=fresh, runs=modules.runs,
     )  # fmt: skip
     stage, evidence, names, advice = _walk_checklist(facts)
     if stage is Stage.GRAD_NON_FINITE and ev.scale is not None:  # the finding counts the skips

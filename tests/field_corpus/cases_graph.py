@@ -290,6 +290,39 @@ def layers_created_in_forward() -> Setup:
     return Setup(plain_step(model, optimizer, x, y), model, optimizer)
 
 
+class _IcmAgent(nn.Module):
+    """rll-research/url_benchmark#16: an encoder and a critic; update_encoder is True."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.encoder = nn.Sequential(nn.Linear(9, 8), nn.ReLU())
+        self.critic = nn.Sequential(nn.Linear(8 + 2, 16), nn.ReLU(), nn.Linear(16, 1))
+        self.update_encoder = True
+
+
+def encoder_detached_again() -> Setup:
+    # rll-research/url_benchmark#16: `if not self.update_encoder: obs = obs.detach()`, then
+    # update_critic(obs.detach(), ...) detaches it again, so the encoder never trains.
+    agent = _IcmAgent()
+    g = torch.Generator().manual_seed(0)
+    obs, action, reward = (torch.randn(8, k, generator=g) for k in (9, 2, 1))
+    optimizer = torch.optim.Adam([*agent.encoder.parameters(), *agent.critic.parameters()], lr=1e-4)
+
+    def update() -> torch.Tensor:
+        h = agent.encoder(obs)
+        if not agent.update_encoder:
+            h = h.detach()
+        q = agent.critic(torch.cat([h.detach(), action], 1))  # the fix: h, already detached when it should be
+        critic_loss = (q - reward).pow(2).mean()
+        optimizer.zero_grad()
+        critic_loss.backward()
+        optimizer.step()
+        return critic_loss
+
+    return Setup(update, agent, optimizer)
+
+
 class KVAttention(nn.Module):
     """meta-llama/llama#841: Attention keeps cache_k and cache_v as plain tensors and writes this
     call's keys and values into them with grad mode on."""
@@ -457,5 +490,13 @@ CASES = (
         Stage.PARAMS_UNREGISTERED,
         ("Conv2d", "'pool' (SoftPool)", "__init__"),
         layers_created_in_forward,
+    ),
+    Case(
+        "url_benchmark_obs_detached_again",
+        "https://github.com/rll-research/url_benchmark/issues/16",
+        "after the update_encoder check obs and next_obs are detached again: the encoder is never updated",
+        Stage.GRAD_MISSING,
+        ("encoder.0.weight", "the path is cut after 'encoder'"),
+        encoder_detached_again,
     ),
 )
