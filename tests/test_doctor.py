@@ -776,3 +776,33 @@ def test_a_missing_gradient_says_where_the_path_to_the_loss_is_cut(where: str, s
     assert found.evidence[1].startswith(f"encoder.0.weight, encoder.0.bias: {says}"), found.evidence
     if where == "after":
         assert "the path is cut after 'encoder', between its output and the loss" in found.evidence[1]
+
+
+@pytest.mark.parametrize(
+    ("returned", "says"),
+    [
+        ("float", "a Python float, not a tensor: a float is what .item()"),
+        ("int", "a Python int, not a tensor: an int is a constant"),
+        ("tuple", "a Python tuple, not a tensor: the loss function returned several values"),
+        ("tensor", None),
+    ],
+)
+def test_backward_called_on_a_python_value_says_which_and_why(returned: str, says: str | None) -> None:
+    model = TinyNet(seed=0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        value = {"float": loss.item(), "int": 0, "tuple": (loss, loss.detach()), "tensor": loss}[returned]
+        value.backward()
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    if says is None:
+        assert found.ok, found
+        return
+    assert found.stage is Stage.BACKWARD_FAILED and isinstance(found.error, AttributeError)
+    assert f"backward() was called on {says}" in found.evidence[2]
+    assert not any("does not know this error" in e for e in found.evidence)

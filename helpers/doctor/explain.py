@@ -26,6 +26,31 @@ _SHAPE = re.compile(
     r"returned an invalid gradient at index (\d+) - got \[([\d, ]*)\] but expected shape compatible with "
     r"\[([\d, ]*)\]"
 )
+_NOT_TENSOR = re.compile(r"'(\w+)' object has no attribute 'backward'")
+_NOT_TENSOR_MEANS = {
+    "float": (
+        "a float is what .item(), float() or a metric returns; when a function returns several values, "
+        "the one unpacked as the loss may be another of them",
+        "Call backward on the loss tensor itself: check the order in which the loss function's values are "
+        "unpacked (loss, *rest = ...), and keep .item() for logging only.",
+    ),
+    "int": (
+        "an int is a constant: usually a loss started at 0 to which no tensor was added (no term in this "
+        "batch: no targets, an empty loop)",
+        "Start the sum from a tensor (loss = output.new_zeros(())) and skip backward and the step when no "
+        "term was added, or return a zero that is connected to the output (output.sum() * 0).",
+    ),
+    "tuple": (
+        "the loss function returned several values",
+        "Backpropagate the one loss tensor among the values it returns (loss, *rest = criterion(...)), or "
+        "make it return only the loss.",
+    ),
+    "NoneType": (
+        "the loss function returned None (a missing return)",
+        "Make the loss function return the loss tensor.",
+    ),
+}
+_NOT_TENSOR_MEANS["list"] = _NOT_TENSOR_MEANS["tuple"]
 _FREED = re.compile(r"backward through the graph a second time")
 _VERSION = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\].*?is at version (\d+); expected version (\d+)")
 
@@ -122,6 +147,22 @@ def _wrong_shape(error: BaseException, raised: RaisedAt) -> tuple[list[str], str
     return lines, advice
 
 
+def _not_a_tensor(error: BaseException) -> tuple[list[str], str] | None:
+    """Evidence that backward() was called on a Python value, not on a tensor."""
+    found = _NOT_TENSOR.search(str(error)) if isinstance(error, AttributeError) else None
+    if found is None:
+        return None
+    kind = found.group(1)
+    means, advice = _NOT_TENSOR_MEANS.get(
+        kind, (f"a {kind} has no graph", "Call backward on the loss tensor the forward computed.")
+    )
+    lines = [
+        f"backward() was called on a Python {kind}, not a tensor: {means}; only a tensor computed from the "
+        "parameters (its grad_fn set) can be backpropagated (check: type(loss), loss.grad_fn)"
+    ]
+    return lines, advice
+
+
 def _wrong_count(error: BaseException, raised: RaisedAt) -> tuple[list[str], str] | None:
     count = _COUNT.search(str(error))
     if count is None:
@@ -163,7 +204,7 @@ def explain_error(
         found = (
             _wrong_count(error, raised) or _wrong_shape(error, raised) or _hook_inplace(error, raised, model)
         )
-    found = found or _step_wrote(error, steps)
+    found = found or _step_wrote(error, steps) or _not_a_tensor(error)
     if found is None and carried and _FREED.search(str(error)):
         found = carried_graph_lines(list(carried))
     if found is not None:

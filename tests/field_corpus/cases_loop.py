@@ -1,4 +1,5 @@
-"""The training loop: zero_grad, GAN and actor-critic update order, schedulers stepped at the wrong rate."""
+"""The training loop: zero_grad, GAN and actor-critic update order, schedulers stepped at the wrong rate,
+and a loss that is not a tensor."""
 
 from __future__ import annotations
 
@@ -184,6 +185,71 @@ def dreamer_value_step_first() -> Setup:
     return Setup(step, model, action_optimizer)
 
 
+def _weight_loss(feats: torch.Tensor, labels: torch.Tensor) -> tuple[float, float, float, torch.Tensor]:
+    """bnu-wangxun/Deep_Metric#26: the Weight loss returns mean_pos_sim, mean_neg_sim, prec, loss."""
+    sim = feats @ feats.t()
+    same = labels[:, None] == labels[None, :]
+    pos, neg = sim[same], sim[~same]
+    loss = torch.relu(neg.mean() - pos.mean() + 0.1)
+    return pos.mean().item(), neg.mean().item(), float((pos.mean() > neg.mean()).item()), loss
+
+
+def loss_unpacked_in_the_wrong_order() -> Setup:
+    # bnu-wangxun/Deep_Metric#26: trainer.py reads `loss, inter_, dist_ap, dist_an = criterion(...)`.
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 4))
+    x, labels = torch.randn(16, 4, generator=torch.Generator().manual_seed(0)), torch.arange(16) % 4
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-5)
+
+    def step() -> torch.Tensor:
+        loss, _inter, _dist_ap, _dist_an = _weight_loss(model(x), labels)  # the fix: *_, loss = ...
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return Setup(step, model, optimizer)
+
+
+def _dehaze_loss(out: torch.Tensor, gt: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """diptamath/Nonhomogeneous_Image_Dehazing#2: loss.py returns the total and its terms."""
+    l1, l2 = (out - gt).abs().mean(), ((out - gt) ** 2).mean()
+    return l1 + l2, l1, l2
+
+
+def loss_function_returns_a_tuple() -> Setup:
+    model, (x, y) = mlp(), regression()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+
+    def step() -> torch.Tensor:
+        loss = _dehaze_loss(model(x), y)  # the fix: return the total only
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return Setup(step, model, optimizer)
+
+
+def loss_zero_without_targets() -> Setup:
+    # ghimiredhikura/Complex-YOLOv3#8: when a batch holds no target box, the loss stays 0 (an int).
+    model, (x, _) = mlp(), regression()
+    targets = torch.zeros(0, 2)  # (index, value) per box: this batch has none
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+
+    def step() -> torch.Tensor:
+        out = model(x)
+        loss = 0
+        for index, value in targets:
+            loss = loss + ((out[int(index)] - value) ** 2).sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return Setup(step, model, optimizer)
+
+
 CASES = (
     Case(
         "dn_detr_zero_grad",
@@ -264,5 +330,29 @@ CASES = (
         Stage.BACKWARD_FAILED,
         ("Adam.step() -> value_model.2.weight", "before that optimizer.step()"),
         dreamer_value_step_first,
+    ),
+    Case(
+        "deep_metric_float_loss",
+        "https://github.com/bnu-wangxun/Deep_Metric/issues/26",
+        "the loss returns mean_pos_sim, mean_neg_sim, prec, loss; the trainer unpacks the loss first",
+        Stage.BACKWARD_FAILED,
+        ("train_step's own code", "a Python float, not a tensor"),
+        loss_unpacked_in_the_wrong_order,
+    ),
+    Case(
+        "dehazing_tuple_loss",
+        "https://github.com/diptamath/Nonhomogeneous_Image_Dehazing/issues/2",
+        "the loss function returns a tuple, not a single value",
+        Stage.BACKWARD_FAILED,
+        ("a Python tuple, not a tensor", "several values"),
+        loss_function_returns_a_tuple,
+    ),
+    Case(
+        "complex_yolo_int_loss",
+        "https://github.com/ghimiredhikura/Complex-YOLOv3/issues/8",
+        "when the target boxes are empty the loss function returns 0, and loss.backward() is still called",
+        Stage.BACKWARD_FAILED,
+        ("a Python int, not a tensor",),
+        loss_zero_without_targets,
     ),
 )
