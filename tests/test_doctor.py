@@ -806,3 +806,27 @@ def test_backward_called_on_a_python_value_says_which_and_why(returned: str, say
     assert found.stage is Stage.BACKWARD_FAILED and isinstance(found.error, AttributeError)
     assert f"backward() was called on {says}" in found.evidence[2]
     assert not any("does not know this error" in e for e in found.evidence)
+
+
+@pytest.mark.parametrize("cleared", [False, True])
+def test_gradients_cleared_between_backward_and_step_are_named(cleared: bool) -> None:
+    model = TinyNet(seed=0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        if not cleared:
+            optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        if cleared:
+            optimizer.zero_grad()  # between backward and step: .grad is None when the step runs
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    if not cleared:
+        assert found.ok, found
+        return
+    assert found.stage is Stage.PARAMS_NOT_UPDATED
+    assert any(".grad was None when optimizer.step() ran" in e for e in found.evidence)
+    assert "never between backward and step" in found.advice

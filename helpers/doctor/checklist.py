@@ -411,14 +411,27 @@ def _parameters_moved(f: StepFacts) -> Finding | None:
         return None
     used = sorted(set(ev.lrs)) if ev.lrs is not None else "none (optimizer.step() was not called)"
     groups = sorted({group_of.get(id(params[n])) for n in still or should_move} & held.keys())
+    cleared = [n for n in still if n in ev.cleared_at_step]
     return Finding(
         [
             f"{names_text(still or should_move)} had non-zero gradients but did not change",
             f"optimizer.step() was called {ev.optimizer_steps} time(s); learning rate(s) {used}",
             *(_held_at_zero(held[g]) for g in groups),
+            *([_CLEARED.format(names_text(cleared))] if cleared else []),
         ],
         still or should_move,
+        _CLEARED_ADVICE if cleared else None,
     )
+
+
+_CLEARED = (
+    "backward gave {0} gradients, but their .grad was None when optimizer.step() ran, so the step "
+    "skipped them: zero_grad() (or .grad = None) ran between loss.backward() and optimizer.step()"
+)
+_CLEARED_ADVICE = (
+    "The gradients were cleared before the step used them: call optimizer.zero_grad() before the forward "
+    "pass (or before loss.backward(), or after optimizer.step()), never between backward and step."
+)
 
 
 CHECKLIST: tuple[Check, ...] = (

@@ -185,6 +185,26 @@ def dreamer_value_step_first() -> Setup:
     return Setup(step, model, action_optimizer)
 
 
+def zero_grad_between_backward_and_step() -> Setup:
+    # Tony-Y/pytorch_warmup#12: loss.backward(); optimizer.zero_grad(); optimizer.step(), then the
+    # warm-up and the LR schedule stepped every batch (LinearLR stands in for the warm-up's dampening).
+    model, (x, y) = mlp(), regression()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    lr_scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=1000)
+    warmup_scheduler = torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.5, total_iters=100)
+
+    def step() -> torch.Tensor:
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        optimizer.zero_grad()  # the fix: before loss.backward()
+        optimizer.step()
+        lr_scheduler.step()
+        warmup_scheduler.step()
+        return loss
+
+    return Setup(step, model, optimizer)
+
+
 def _weight_loss(feats: torch.Tensor, labels: torch.Tensor) -> tuple[float, float, float, torch.Tensor]:
     """bnu-wangxun/Deep_Metric#26: the Weight loss returns mean_pos_sim, mean_neg_sim, prec, loss."""
     sim = feats @ feats.t()
@@ -354,5 +374,13 @@ CASES = (
         Stage.BACKWARD_FAILED,
         ("a Python int, not a tensor",),
         loss_zero_without_targets,
+    ),
+    Case(
+        "pytorch_warmup_zero_grad_after_backward",
+        "https://github.com/Tony-Y/pytorch_warmup/issues/12",
+        "the parameters are not optimized at all: optimizer.zero_grad() is called after loss.backward()",
+        Stage.PARAMS_NOT_UPDATED,
+        ("0.weight", "zero_grad", ".grad was None when optimizer.step() ran"),
+        zero_grad_between_backward_and_step,
     ),
 )
