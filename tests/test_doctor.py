@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import gc
 import random
 import weakref
@@ -682,25 +683,34 @@ def test_a_backward_that_returns_a_gradient_of_the_wrong_shape_names_the_input_a
 
 
 class _MadeInForward(nn.Module):
-    """Creates its layer inside forward (at every call), or calls one made once, outside the model."""
+    """Creates its layer inside forward (at every call), or calls one made once, outside the model;
+    `target` also runs a copy of fc1 made at every call under no_grad (a target network)."""
 
-    def __init__(self, outside: nn.Module | None = None) -> None:
+    def __init__(self, outside: nn.Module | None = None, target: bool = False) -> None:
         super().__init__()
         self.fc1 = nn.Linear(4, 3)
-        self.outside = [outside]  # a plain list: the outside module is not registered
+        self.head = nn.Linear(3, 1)
+        self.outside, self.target = [outside], target  # a plain list: the outside module is not registered
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        layer = self.outside[0] or nn.Linear(3, 1)
-        return layer(torch.relu(self.fc1(x)))
+        h = torch.relu(self.fc1(x))
+        if self.target:
+            with torch.no_grad():
+                target = copy.deepcopy(self.fc1)(x)
+            h = h + target
+        else:
+            h = (self.outside[0] or nn.Linear(3, 3))(h)
+        return self.head(h)
 
 
-@pytest.mark.parametrize("outside", [False, True])
+@pytest.mark.parametrize("kind", ["made_in_forward", "teacher", "target_under_no_grad"])
 def test_a_layer_created_in_forward_at_every_call_is_named_a_teacher_outside_the_model_is_not(
-    outside: bool,
+    kind: str,
 ) -> None:
     torch.manual_seed(0)
-    teacher = nn.Linear(3, 1) if outside else None  # the same object at every step
-    model = _MadeInForward(teacher)
+    teacher = nn.Linear(3, 3) if kind == "teacher" else None  # the same object at every step
+    model = _MadeInForward(teacher, target=kind == "target_under_no_grad")
+    outside = kind != "made_in_forward"
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
     def step() -> torch.Tensor:
@@ -716,7 +726,7 @@ def test_a_layer_created_in_forward_at_every_call_is_named_a_teacher_outside_the
         return
     assert (found.stage, found.step) == (Stage.PARAMS_UNREGISTERED, 2)
     assert found.names == ["Linear in the forward of the model (_MadeInForward)"]
-    assert "Linear(in_features=3, out_features=1, bias=True) in the forward of the model" in found.evidence[0]
+    assert "Linear(in_features=3, out_features=3, bias=True) in the forward of the model" in found.evidence[0]
     assert "in __init__" in found.advice
 
 

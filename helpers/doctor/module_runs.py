@@ -73,8 +73,8 @@ class ModuleRuns:
         self._handles: list[Any] = []
 
     def _pre(self, module: nn.Module, args: tuple) -> None:
-        if id(module) in self.names or id(module) in self.seen:
-            return
+        if id(module) in self.names or id(module) in self.seen or not torch.is_grad_enabled():
+            return  # under no_grad (a target network copied each step) it builds no graph: not ours
         params = [p for p in module.parameters(recurse=False) if p.requires_grad]
         if params and not any(id(p) in self.held for p in params):
             self.seen[id(module)] = (module, _caller(self.names))
