@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import gc
 import random
 import weakref
@@ -534,3 +535,308 @@ def test_an_error_diagnose_does_not_know_is_a_finding_with_the_error_kept_and_sh
     assert "raised in train_step's own code" in "\n".join(found.evidence)
     assert "KeyError" in repr(found) and "kept as .error" in repr(found)
     assert "kept as <code>.error</code>" in found._repr_html_() and "KeyError" in found._repr_html_()
+
+
+class _Stateful(nn.Module):
+    """A recurrent cell that keeps its state as a plain attribute between calls."""
+
+    def __init__(self, detach: bool) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.lin, self.detach = nn.Linear(4, 1), detach
+        self.h = torch.zeros(16, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.h = torch.tanh(self.lin(x) + self.h)
+        out = self.h
+        if self.detach:
+            self.h = self.h.detach()  # the fix: the next step starts from the value, not the graph
+        return out
+
+
+@pytest.mark.parametrize("detach", [False, True])
+def test_state_a_module_carries_between_steps_is_named_when_backward_reaches_a_freed_graph(
+    detach: bool,
+) -> None:
+    model = nn.Sequential(_Stateful(detach))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    if detach:
+        assert found.stage is Stage.OK, found
+        return
+    assert (found.stage, found.step) == (Stage.BACKWARD_FAILED, 2)
+    text = "\n".join(found.evidence)
+    assert "0.h (grad_fn=TanhBackward0)" in text and "model[0].h.grad_fn is not None" in text
+    assert "self.h = value.detach()" in found.advice
+
+
+def test_a_state_carried_outside_the_model_keeps_the_general_advice() -> None:
+    """Only what the model holds is named: a dict in the step's closure is not a module attribute."""
+    model = TinyNet(seed=0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    carried = {"h": torch.zeros(16, 1)}
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        carried["h"] = carried["h"] + model(X)
+        loss = ((carried["h"] - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    assert found.stage is Stage.BACKWARD_FAILED
+    assert not any("module attributes" in e for e in found.evidence)
+    assert "detach carried state" in found.advice
+
+
+@pytest.mark.parametrize("replace", [False, True])
+def test_a_parameter_replaced_after_distributed_data_parallel_wrapped_the_module(
+    replace: bool, tmp_path
+) -> None:
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1)
+    try:
+        torch.manual_seed(0)
+        model = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 1)))
+        if replace:
+            model.module[1].weight = nn.Parameter(torch.ones(1, 3))  # after DDP(...) was built
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+        def step() -> torch.Tensor:
+            optimizer.zero_grad()
+            loss = ((model(X) - Y) ** 2).mean()
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        found = diagnose(step, model, optimizer)
+    finally:
+        dist.destroy_process_group()
+    if not replace:
+        assert found.stage is Stage.OK, found
+        return
+    assert found.stage is Stage.PARAMS_UNREGISTERED and found.names == ["module.1.weight"]
+    assert "replaced after DistributedDataParallel(...) wrapped the module" in found.evidence[0]
+    assert "_module_parameters[" not in "\n".join(found.evidence)  # DDP's own list is not a stray
+
+
+def test_a_graph_attribute_held_before_the_first_step_is_not_blamed_on_a_step() -> None:
+    from helpers.doctor.carried import carried_graphs, graph_attributes
+
+    model = nn.Sequential(_Stateful(detach=False))
+    model[0].scale = nn.Parameter(torch.ones(1)).double()  # a copy made before any step
+    before = [t for _, t in graph_attributes(model)]
+    assert [path for path, _ in carried_graphs(model)] == ["0.scale"]
+    model(X)  # a step's forward leaves its state behind
+    assert carried_graphs(model, before) == [("0.h", "TanhBackward0")]
+
+
+class _Scale(torch.autograd.Function):
+    """y = x * 2; `wrong` makes backward return the gradient summed over the batch (shape [1, k])."""
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor, wrong: bool) -> torch.Tensor:
+        ctx.wrong = wrong
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad_output: torch.Tensor):
+        grad = grad_output * 2
+        return (grad.sum(0, keepdim=True).repeat(2, 1) if ctx.wrong else grad), None
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_a_backward_that_returns_a_gradient_of_the_wrong_shape_names_the_input_and_dimension(
+    wrong: bool,
+) -> None:
+    model = nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model[1](_Scale.apply(model[0](X), wrong)) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    if not wrong:
+        assert found.stage is Stage.OK, found
+        return
+    assert found.stage is Stage.BACKWARD_FAILED
+    assert (
+        "custom Function _Scale's backward returned, for input 0 of its forward, a gradient of shape "
+        "[2, 3]; that input has shape [16, 3] (dimension 0: 2 instead of 16)"
+    ) in "\n".join(found.evidence)
+    assert "_Scale.backward return, for input 0" in found.advice and "gradcheck" in found.advice
+    assert not any("does not know this error" in e for e in found.evidence)
+
+
+class _MadeInForward(nn.Module):
+    """Creates its layer inside forward (at every call), or calls one made once, outside the model;
+    `target` also runs a copy of fc1 made at every call under no_grad (a target network)."""
+
+    def __init__(self, outside: nn.Module | None = None, target: bool = False) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(4, 3)
+        self.head = nn.Linear(3, 1)
+        self.outside, self.target = [outside], target  # a plain list: the outside module is not registered
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.relu(self.fc1(x))
+        if self.target:
+            with torch.no_grad():
+                target = copy.deepcopy(self.fc1)(x)
+            h = h + target
+        else:
+            h = (self.outside[0] or nn.Linear(3, 3))(h)
+        return self.head(h)
+
+
+@pytest.mark.parametrize("kind", ["made_in_forward", "teacher", "target_under_no_grad"])
+def test_a_layer_created_in_forward_at_every_call_is_named_a_teacher_outside_the_model_is_not(
+    kind: str,
+) -> None:
+    torch.manual_seed(0)
+    teacher = nn.Linear(3, 3) if kind == "teacher" else None  # the same object at every step
+    model = _MadeInForward(teacher, target=kind == "target_under_no_grad")
+    outside = kind != "made_in_forward"
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    if outside:
+        assert not found.evidence[0].startswith("the forward created modules"), found
+        return
+    assert (found.stage, found.step) == (Stage.PARAMS_UNREGISTERED, 2)
+    assert found.names == ["Linear in the forward of the model (_MadeInForward)"]
+    assert "Linear(in_features=3, out_features=3, bias=True) in the forward of the model" in found.evidence[0]
+    assert "in __init__" in found.advice
+
+
+class _Encoder(nn.Sequential):
+    def __init__(self, detach: bool) -> None:
+        super().__init__(nn.Linear(4, 3), nn.Tanh())
+        self.detach = detach
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = super().forward(x)
+        return h.detach() if self.detach else h
+
+
+class _Cut(nn.Module):
+    """An encoder and a head; `where` says how the path from the encoder to the loss is lost."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.where = where
+        self.encoder = _Encoder(detach=where == "inside")
+        self.head = nn.Linear(4 if where == "unused" else 3, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.where == "unused":
+            return self.head(x)
+        if self.where == "no_grad":
+            with torch.no_grad():
+                h = self.encoder(x)
+        else:
+            h = self.encoder(x)
+        return self.head(h.detach() if self.where == "after" else h)
+
+
+@pytest.mark.parametrize(
+    ("where", "says"),
+    [
+        ("unused", "'encoder' never ran in this step"),
+        ("no_grad", "'encoder' ran with grad mode off"),
+        ("inside", "'encoder' ran with grad mode on, but its output does not require grad"),
+        ("after", "the output of 'encoder' requires grad"),
+    ],
+)
+def test_a_missing_gradient_says_where_the_path_to_the_loss_is_cut(where: str, says: str) -> None:
+    model = _Cut(where)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    assert found.stage is Stage.GRAD_MISSING and found.names == ["encoder.0.weight", "encoder.0.bias"]
+    assert found.evidence[1].startswith(f"encoder.0.weight, encoder.0.bias: {says}"), found.evidence
+    if where == "after":
+        assert "the path is cut after 'encoder', between its output and the loss" in found.evidence[1]
+
+
+@pytest.mark.parametrize(
+    ("returned", "says"),
+    [
+        ("float", "a Python float, not a tensor: a float is what .item()"),
+        ("int", "a Python int, not a tensor: an int is a constant"),
+        ("tuple", "a Python tuple, not a tensor: the loss function returned several values"),
+        ("tensor", None),
+    ],
+)
+def test_backward_called_on_a_python_value_says_which_and_why(returned: str, says: str | None) -> None:
+    model = TinyNet(seed=0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        value = {"float": loss.item(), "int": 0, "tuple": (loss, loss.detach()), "tensor": loss}[returned]
+        value.backward()
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    if says is None:
+        assert found.ok, found
+        return
+    assert found.stage is Stage.BACKWARD_FAILED and isinstance(found.error, AttributeError)
+    assert f"backward() was called on {says}" in found.evidence[2]
+    assert not any("does not know this error" in e for e in found.evidence)
+
+
+@pytest.mark.parametrize("cleared", [False, True])
+def test_gradients_cleared_between_backward_and_step_are_named(cleared: bool) -> None:
+    model = TinyNet(seed=0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        if not cleared:
+            optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        if cleared:
+            optimizer.zero_grad()  # between backward and step: .grad is None when the step runs
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    if not cleared:
+        assert found.ok, found
+        return
+    assert found.stage is Stage.PARAMS_NOT_UPDATED
+    assert any(".grad was None when optimizer.step() ran" in e for e in found.evidence)
+    assert "never between backward and step" in found.advice

@@ -4,7 +4,10 @@ checklist; `watch_non_finite` finds the first module that makes a NaN or Inf.
 Its machinery lives here, apart from the core toolkit: saving and restoring the training state
 (state.py, saved_optimizer.py), the per-step probe (probe.py), the checklist as data
 (checklist.py), finding the step's schedulers, GradScaler and other optimizers (discover.py),
-looking ahead in a schedule on a copy (lookahead.py) and torch.compile handling (compiled.py).
+looking ahead in a schedule on a copy (lookahead.py), torch.compile handling (compiled.py), what a
+model carries between steps that it should not (carried.py), which modules a step ran and how, the
+model's and those neither the model nor an optimizer holds (module_runs.py), and where the path
+from parameters without a gradient to the loss is cut (cuts.py).
 """
 
 from helpers.doctor.checklist import CHECKLIST, Check

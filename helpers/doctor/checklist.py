@@ -15,6 +15,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from helpers.doctor.carried import replaced_lines
+from helpers.doctor.cuts import cut_lines
 from helpers.doctor.explain import explain_error
 from helpers.doctor.findings import (
     checkpoint_lines,
@@ -25,6 +27,7 @@ from helpers.doctor.findings import (
     names_text,
 )
 from helpers.doctor.lookahead import NEAR_ZERO, WINDOW, LrAhead, LrFall
+from helpers.doctor.module_runs import ModuleRun, fresh_lines
 from helpers.doctor.probe import StepEvidence, autograd_error_kind, loss_reaches
 from helpers.gradients import optimizer_parameter_ids
 from helpers.status import Stage
@@ -65,6 +68,10 @@ class StepFacts:
     lr_falls: list[LrFall] = field(default_factory=list)  # groups whose schedule drives lr toward 0 soon
     copies: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # non-leaf parameter copies held
     bad_at_start: list[str] = field(default_factory=list)  # parameters non-finite when this step began
+    carried: list[tuple[str, str]] = field(default_factory=list)  # (attribute, grad_fn) held before the step
+    replaced: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # replaced after DDP(...) wrapped
+    fresh: list[tuple[nn.Module, str]] = field(default_factory=list)  # modules the forward makes anew
+    runs: dict[str, ModuleRun] = field(default_factory=dict)  # how each of the model's modules ran
     named: list[tuple[str, nn.Parameter]] = field(default_factory=list)
     requires: list[str] = field(default_factory=list)
     trainable: list[str] = field(default_factory=list)
@@ -202,7 +209,7 @@ def _backward_ran(f: StepFacts) -> Finding | None:
     ev = f.ev
     if ev.error is None:
         return None
-    lines, advice = explain_error(ev.error, ev.raised, f.kind, f.model, ev.optimizer_log)
+    lines, advice = explain_error(ev.error, ev.raised, f.kind, f.model, ev.optimizer_log, f.carried)
     return Finding(lines, advice=advice)  # None: the Check's own advice
 
 
@@ -214,6 +221,7 @@ def _gradients_present(f: StepFacts) -> Finding | None:
     checkpointed = checkpoint_lines(f, missing)
     if checkpointed is not None:
         return Finding(lines + checkpointed[0], missing, checkpointed[1])
+    lines += cut_lines(missing, f.requires, f.runs)
     if not f.got:
         lines.append("the loss is connected to the parameters: was loss.backward() called?")
     return Finding(lines, missing)
@@ -304,6 +312,12 @@ def _magnitudes(f: StepFacts) -> Finding | None:
 
 
 def _registered(f: StepFacts) -> Finding | None:
+    if f.replaced:
+        lines, advice = replaced_lines(f.replaced)
+        return Finding(lines, [name for name, _ in f.replaced], advice)
+    if f.fresh:
+        lines, names, advice = fresh_lines(f.fresh)
+        return Finding(lines, names, advice)
     if f.copies:
         paths = [path for path, _ in f.copies]
         advice = (
@@ -397,14 +411,27 @@ def _parameters_moved(f: StepFacts) -> Finding | None:
         return None
     used = sorted(set(ev.lrs)) if ev.lrs is not None else "none (optimizer.step() was not called)"
     groups = sorted({group_of.get(id(params[n])) for n in still or should_move} & held.keys())
+    cleared = [n for n in still if n in ev.cleared_at_step]
     return Finding(
         [
             f"{names_text(still or should_move)} had non-zero gradients but did not change",
             f"optimizer.step() was called {ev.optimizer_steps} time(s); learning rate(s) {used}",
             *(_held_at_zero(held[g]) for g in groups),
+            *([_CLEARED.format(names_text(cleared))] if cleared else []),
         ],
         still or should_move,
+        _CLEARED_ADVICE if cleared else None,
     )
+
+
+_CLEARED = (
+    "backward gave {0} gradients, but their .grad was None when optimizer.step() ran, so the step "
+    "skipped them: zero_grad() (or .grad = None) ran between loss.backward() and optimizer.step()"
+)
+_CLEARED_ADVICE = (
+    "The gradients were cleared before the step used them: call optimizer.zero_grad() before the forward "
+    "pass (or before loss.backward(), or after optimizer.step()), never between backward and step."
+)
 
 
 CHECKLIST: tuple[Check, ...] = (

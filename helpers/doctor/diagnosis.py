@@ -15,11 +15,13 @@ from torch import nn
 from helpers._table import STATUS_COLOURS
 from helpers._validate import require_module
 from helpers._walk import stray_tensors
+from helpers.doctor.carried import carried_graphs, graph_attributes, replaced_after_wrapping
 from helpers.doctor.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
 from helpers.doctor.compiled import run_eagerly, unwrap_compiled
 from helpers.doctor.discover import find_optimizers, find_scalers, find_schedulers
 from helpers.doctor.findings import warm_up_lines
 from helpers.doctor.lookahead import lr_ahead, lr_falls
+from helpers.doctor.module_runs import ModuleRuns
 from helpers.doctor.probe import run_probed_step
 from helpers.doctor.state import TrainingState
 from helpers.gradients import classify_parameter_gradients, optimizer_parameter_ids
@@ -199,6 +201,10 @@ class _Run:
     grad_enabled: bool = field(default_factory=torch.is_grad_enabled)
     unregistered: list[tuple[str, torch.Tensor]] = field(default_factory=list)
     copies: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # non-leaf parameter copies held
+    replaced: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # replaced after DDP(...) wrapped
+    held_graphs: list[torch.Tensor] = field(default_factory=list)  # attributes with a grad_fn before step 1
+    optimizers: list[torch.optim.Optimizer] = field(default_factory=list)  # every optimizer the step uses
+    last_runs: ModuleRuns | None = None  # which modules the last step ran, and how
     bad_at_start: list[str] = field(default_factory=list)  # parameters non-finite when diagnose began
     losses: list[float | None] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -220,7 +226,10 @@ def _walk_checklist(facts: StepFacts) -> tuple[Stage, list[str], list[str], str]
 def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: int) -> Diagnosis | None:
     """Run and check one step; the Diagnosis when a stage fails or this is the last step, else None."""
     epoch = _epoch(run.schedulers)
-    ev = run_probed_step(train_step, run.model, run.optimizer, saved, run.scaler, first=step == 1)
+    carried = carried_graphs(run.model, run.held_graphs) if step > 1 else []  # left by earlier steps
+    with ModuleRuns(run.model, run.optimizers) as modules:
+        ev = run_probed_step(train_step, run.model, run.optimizer, saved, run.scaler, first=step == 1)
+    fresh, run.last_runs = modules.made_anew(run.last_runs), modules
     run.losses.append(ev.loss_value)
     run.skipped += ev.skipped_by_scaler
     if step == 1:
@@ -238,6 +247,7 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
         all_skipped=step == run.steps and run.skipped == run.steps,
         step=step, skipped=run.skipped, first_scale=run.first_scale, lr_ahead=ahead, lr_falls=falls,
         copies=run.copies, bad_at_start=run.bad_at_start if step == 1 else [],
+        carried=carried, replaced=run.replaced, fresh=fresh, runs=modules.runs,
     )  # fmt: skip
     stage, evidence, names, advice = _walk_checklist(facts)
     if stage is Stage.GRAD_NON_FINITE and ev.scale is not None:  # the finding counts the skips
@@ -303,9 +313,14 @@ def diagnose(
         compiled=compiled,
     )  # fmt: skip
     run.unregistered, run.copies = stray_tensors(model)
+    run.replaced = replaced_after_wrapping(model)
+    run.held_graphs = [t for _, t in graph_attributes(model)]
+    old = {id(t) for _, t in run.replaced}  # the wrapper holds them: named as replaced, not as strays
+    run.unregistered = [(path, t) for path, t in run.unregistered if id(t) not in old]
     if next(model.parameters(), None) is None and not (run.unregistered or run.copies):
         require_module(model)  # nothing to diagnose: the clear error
     others = find_optimizers(train_step, optimizer)
+    run.optimizers = [optimizer, *others]
     saved = TrainingState(
         model, optimizer, [*run.schedulers, *(s for o in others for s in find_schedulers(o, train_step))],
         [run.scaler] if run.scaler else [], others,

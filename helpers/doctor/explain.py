@@ -13,6 +13,7 @@ from typing import Any
 
 from torch import nn
 
+from helpers.doctor.carried import carried_graph_lines
 from helpers.doctor.findings import names_text
 from helpers.doctor.raised import RaisedAt, full_backward_hooked
 from helpers.doctor.steplog import OptimizerStep
@@ -21,6 +22,36 @@ __all__ = ["explain_error"]
 
 _COUNT = re.compile(r"returned an incorrect number of gradients \(expected (\d+), got (\d+)\)")
 _HOOK_VIEW = re.compile(r"of BackwardHookFunction\w* is a view and is being modified inplace")
+_SHAPE = re.compile(
+    r"returned an invalid gradient at index (\d+) - got \[([\d, ]*)\] but expected shape compatible with "
+    r"\[([\d, ]*)\]"
+)
+_NOT_TENSOR = re.compile(r"'(\w+)' object has no attribute 'backward'")
+_NOT_TENSOR_MEANS = {
+    "float": (
+        "a float is what .item(), float() or a metric returns; when a function returns several values, "
+        "the one unpacked as the loss may be another of them",
+        "Call backward on the loss tensor itself: check the order in which the loss function's values are "
+        "unpacked (loss, *rest = ...), and keep .item() for logging only.",
+    ),
+    "int": (
+        "an int is a constant: usually a loss started at 0 to which no tensor was added (no term in this "
+        "batch: no targets, an empty loop)",
+        "Start the sum from a tensor (loss = output.new_zeros(())) and skip backward and the step when no "
+        "term was added, or return a zero that is connected to the output (output.sum() * 0).",
+    ),
+    "tuple": (
+        "the loss function returned several values",
+        "Backpropagate the one loss tensor among the values it returns (loss, *rest = criterion(...)), or "
+        "make it return only the loss.",
+    ),
+    "NoneType": (
+        "the loss function returned None (a missing return)",
+        "Make the loss function return the loss tensor.",
+    ),
+}
+_NOT_TENSOR_MEANS["list"] = _NOT_TENSOR_MEANS["tuple"]
+_FREED = re.compile(r"backward through the graph a second time")
 _VERSION = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\].*?is at version (\d+); expected version (\d+)")
 
 _PHASE_ADVICE = {
@@ -92,6 +123,46 @@ def _hook_inplace(error: BaseException, raised: RaisedAt, model: nn.Module) -> t
     return lines, advice
 
 
+def _wrong_shape(error: BaseException, raised: RaisedAt) -> tuple[list[str], str] | None:
+    """Evidence that a backward returned a gradient whose shape is not its input's."""
+    found = _SHAPE.search(str(error))
+    if found is None:
+        return None
+    index, got, expected = int(found.group(1)), _shape(found.group(2)), _shape(found.group(3))
+    node = raised.node or "a node"
+    who = f"custom Function {raised.function}" if raised.function else f"autograd node {node}"
+    differ = [
+        f"dimension {d}: {g} instead of {e}" for d, (g, e) in enumerate(zip(got, expected)) if g != e
+    ] or [f"{len(got)} dimensions instead of {len(expected)}"]
+    lines = [
+        f"{who}'s backward returned, for input {index} of its forward, a gradient of shape {list(got)}; "
+        f"that input has shape {list(expected)} ({', '.join(differ)}): each gradient backward returns "
+        "must have its input's shape (or a shape that input broadcasts to, which autograd sums back)",
+    ]
+    advice = (
+        f"Make {raised.function or node}.backward return, for input {index}, a gradient of that "
+        "input's shape: compare its indexing, cropping, padding and sums with the forward's; "
+        "torch.autograd.gradcheck on small float64 inputs compares the whole backward with numeric gradients."
+    )
+    return lines, advice
+
+
+def _not_a_tensor(error: BaseException) -> tuple[list[str], str] | None:
+    """Evidence that backward() was called on a Python value, not on a tensor."""
+    found = _NOT_TENSOR.search(str(error)) if isinstance(error, AttributeError) else None
+    if found is None:
+        return None
+    kind = found.group(1)
+    means, advice = _NOT_TENSOR_MEANS.get(
+        kind, (f"a {kind} has no graph", "Call backward on the loss tensor the forward computed.")
+    )
+    lines = [
+        f"backward() was called on a Python {kind}, not a tensor: {means}; only a tensor computed from the "
+        "parameters (its grad_fn set) can be backpropagated (check: type(loss), loss.grad_fn)"
+    ]
+    return lines, advice
+
+
 def _wrong_count(error: BaseException, raised: RaisedAt) -> tuple[list[str], str] | None:
     count = _COUNT.search(str(error))
     if count is None:
@@ -115,8 +186,10 @@ def explain_error(
     known: str | None,
     model: nn.Module,
     steps: Sequence[OptimizerStep],
+    carried: Sequence[tuple[str, str]] = (),
 ) -> tuple[list[str], str | None]:
-    """(evidence lines, advice) for an error train_step raised. `known`: autograd_error_kind's answer.
+    """(evidence lines, advice) for an error train_step raised. `known`: autograd_error_kind's answer;
+    `carried`: (attribute, grad_fn) of the tensors with a grad_fn the model held before this step.
     The advice is None for a known autograd error nothing more specific explains: the checklist's own."""
     text = f"train_step raised {type(error).__name__}: {error}"
     where: list[str] = []
@@ -128,8 +201,12 @@ def explain_error(
         )
     found: Any = None
     if raised is not None:
-        found = _wrong_count(error, raised) or _hook_inplace(error, raised, model)
-    found = found or _step_wrote(error, steps)
+        found = (
+            _wrong_count(error, raised) or _wrong_shape(error, raised) or _hook_inplace(error, raised, model)
+        )
+    found = found or _step_wrote(error, steps) or _not_a_tensor(error)
+    if found is None and carried and _FREED.search(str(error)):
+        found = carried_graph_lines(list(carried))
     if found is not None:
         lines, advice = found
         return [text, *where, *lines], advice

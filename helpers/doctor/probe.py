@@ -83,6 +83,7 @@ class StepEvidence:
     bad_after: list[str] = field(default_factory=list)  # parameters non-finite after this step
     optimizer_log: list[OptimizerStep] = field(default_factory=list)  # every optimizer.step(), any optimizer
     checkpointed: dict[str, str] = field(default_factory=dict)  # module -> where a checkpoint ran it
+    cleared_at_step: list[str] = field(default_factory=list)  # got gradients, but .grad was None at step()
 
     @property
     def skipped_by_scaler(self) -> bool:
@@ -131,12 +132,27 @@ class _Probe:
 
         return hook
 
+    def _cleared(self, optimizer: torch.optim.Optimizer) -> None:
+        """The optimizer's parameters that received gradients in this step but whose .grad is None as
+        optimizer.step() starts: something cleared them between backward and the step."""
+        held = {id(p) for g in optimizer.param_groups for p in g["params"]}
+        cleared = self.evidence.cleared_at_step
+        for name, param in self.model.named_parameters():
+            if (
+                self.evidence.grad_calls.get(name)
+                and param.grad is None
+                and id(param) in held
+                and name not in cleared
+            ):
+                cleared.append(name)
+
     def __enter__(self) -> _Probe:
         def pre(module: nn.Module, args: tuple) -> None:
             self.evidence.forward_grad_modes.append(torch.is_grad_enabled())
 
         def step_pre(optimizer: torch.optim.Optimizer, args: tuple, kwargs: dict) -> None:
             self.evidence.optimizer_steps += 1
+            self._cleared(optimizer)
             if self.evidence.lrs is None:
                 self.evidence.lrs = [float(g.get("lr", 0.0)) for g in optimizer.param_groups]
                 self.state.keep_optimizer()

@@ -18,7 +18,7 @@ from torch import nn
 
 __all__ = ["RaisedAt", "full_backward_hooked", "locate_error"]
 
-_NODE = re.compile(r"\b(?:function |of )(\w+Backward\d*)\b|\b([A-Z]\w*Backward\d*)\b")
+_NODE = re.compile(r"\b(?:[Ff]unction |of )(\w+Backward\d*)\b|\b([A-Z]\w*Backward\d*)\b")
 _BACKWARD_FILES = ("torch/autograd/", "torch/_tensor.py")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 from torch.utils.checkpoint import checkpoint
 
 from field_corpus.case import Case, Setup, plain_step, regression
@@ -48,6 +49,50 @@ class EnforcePrior(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output: torch.Tensor):
         return grad_output  # the fix: return grad_output, None
+
+
+_OFFSETS = [(dy, dx) for dy in (0, 2, 4) for dx in (0, 2, 4)]
+
+
+class AggregationRefpad(torch.autograd.Function):
+    """hszhao/SAN#3: aggregation over a reflection-padded input, with a typo in the backward path."""
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+        xp = F.pad(x, (2, 2, 2, 2), mode="reflect")
+        ctx.save_for_backward(xp, weight)
+        h, w = x.shape[-2:]
+        return sum(weight[k] * xp[:, :, dy : dy + h, dx : dx + w] for k, (dy, dx) in enumerate(_OFFSETS))
+
+    @staticmethod
+    def backward(ctx, grad_output: torch.Tensor):
+        xp, weight = ctx.saved_tensors
+        h, w = grad_output.shape[-2:]
+        grad_xp = torch.zeros_like(xp)
+        for k, (dy, dx) in enumerate(_OFFSETS):
+            grad_xp[:, :, dy : dy + h, dx : dx + w] += weight[k] * grad_output
+        windows = [xp[:, :, dy : dy + h, dx : dx + w] for dy, dx in _OFFSETS]
+        grad_weight = torch.stack([(grad_output * window).sum() for window in windows])
+        return grad_xp[:, :, :, 2:-2], grad_weight  # crops the width only (and folds no reflection back)
+
+
+def refpad_aggregation() -> Setup:
+    torch.manual_seed(0)
+    model = nn.ModuleDict({"conv": nn.Conv2d(3, 8, 1), "head": nn.Linear(8, 1)})
+    model.aggregation = nn.Parameter(torch.full((9,), 1 / 9))
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(2, 3, 24, 44, generator=g), torch.randn(2, 1, generator=g)  # the thread's 24 x 44
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        h = AggregationRefpad.apply(model["conv"](x), model.aggregation)
+        loss = ((model["head"](h.mean((2, 3))) - y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return Setup(step, model, optimizer)
 
 
 def custom_function(which: str) -> Setup:
@@ -224,5 +269,13 @@ CASES = (
         Stage.GRAD_MISSING,
         ("a reentrant checkpoint runs its function under no_grad", "use_reentrant=False"),
         lora_reentrant_checkpoint,
+    ),
+    Case(
+        "san_refpad_backward_shape",
+        "https://github.com/hszhao/SAN/issues/3",
+        "four typos in the backward path (the gradient it returns for the input has the wrong shape)",
+        Stage.BACKWARD_FAILED,
+        ("custom Function AggregationRefpad", "index 0", "[2, 8, 28, 44]", "[2, 8, 24, 44]"),
+        refpad_aggregation,
     ),
 )

@@ -1,4 +1,5 @@
-"""Graph cuts, grad modes, registration and a graph used twice, as people reported them."""
+"""Graph cuts, grad modes, registration, optimizer groups and a graph used twice (also through a cache a
+module keeps), as people reported them."""
 
 from __future__ import annotations
 
@@ -215,6 +216,152 @@ def layer_replaced_after_optimizer() -> Setup:
     return Setup(plain_step(model, optimizer, x, y), model, optimizer)
 
 
+class _Tagger(nn.Module):
+    """zjunlp/HVPNeT#5: an encoder, then fc and a CRF (a transition matrix stands in for it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.bert = nn.Linear(4, 8)
+        self.fc = nn.Linear(8, 3)
+        self.crf = nn.Linear(3, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.crf(self.fc(torch.relu(self.bert(x))))
+
+
+def optimizer_groups_miss_heads() -> Setup:
+    # zjunlp/HVPNeT#5: the optimizer's parameter list is built group by group; the groups for crf
+    # and fc are made, but never appended to it.
+    model, (x, y) = _Tagger(), regression()
+    parameters = [{"params": list(model.bert.parameters()), "lr": 1e-2}]
+    params = {"lr": 5e-2, "params": list(model.crf.parameters()) + list(model.fc.parameters())}
+    assert params  # the fix: parameters.append(params)
+    optimizer = torch.optim.AdamW(parameters)
+    return Setup(plain_step(model, optimizer, x, y), model, optimizer)
+
+
+def pruned_after_optimizer() -> Setup:
+    # FasterAI-Labs/fasterai#92: a structured prune (torch-pruning) during training replaces the
+    # nn.Parameter objects of the layers it shrinks; the optimizer still holds the old ones.
+    model, (x, y) = mlp(), regression()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    keep = torch.arange(6)  # two of the eight hidden units pruned
+    with torch.no_grad():
+        model[0].weight = nn.Parameter(model[0].weight[keep].clone())
+        model[0].bias = nn.Parameter(model[0].bias[keep].clone())
+        model[2].weight = nn.Parameter(model[2].weight[:, keep].clone())
+    model[0].out_features = model[2].in_features = 6
+    return Setup(plain_step(model, optimizer, x, y), model, optimizer)
+
+
+class SoftPool(nn.Module):
+    """wangyida/softpool#11: the pooling operator creates its Conv2d layers inside forward."""
+
+    def __init__(self, cabins: int = 8) -> None:
+        super().__init__()
+        self.num_cabin = cabins
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        size_feat = x.shape[1]
+        conv2d_1 = nn.Conv2d(size_feat, size_feat, kernel_size=(1, 3), stride=(1, 1))
+        last = self.num_cabin - 2 * (3 - 1)
+        conv2d_2 = nn.Conv2d(size_feat, size_feat, kernel_size=(1, last), stride=(1, 1))  # fix: in __init__
+        return conv2d_2(torch.relu(conv2d_1(x.unsqueeze(2)))).mean((2, 3))
+
+
+class _PointNet(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.encoder = nn.Conv1d(3, 8, 1)
+        self.pool = SoftPool()
+        self.head = nn.Linear(8, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.pool(torch.relu(self.encoder(x))))
+
+
+def layers_created_in_forward() -> Setup:
+    model = _PointNet()
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(4, 3, 16, generator=g), torch.randn(4, 1, generator=g)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    return Setup(plain_step(model, optimizer, x, y), model, optimizer)
+
+
+class _IcmAgent(nn.Module):
+    """rll-research/url_benchmark#16: an encoder and a critic; update_encoder is True."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.encoder = nn.Sequential(nn.Linear(9, 8), nn.ReLU())
+        self.critic = nn.Sequential(nn.Linear(8 + 2, 16), nn.ReLU(), nn.Linear(16, 1))
+        self.update_encoder = True
+
+
+def encoder_detached_again() -> Setup:
+    # rll-research/url_benchmark#16: `if not self.update_encoder: obs = obs.detach()`, then
+    # update_critic(obs.detach(), ...) detaches it again, so the encoder never trains.
+    agent = _IcmAgent()
+    g = torch.Generator().manual_seed(0)
+    obs, action, reward = (torch.randn(8, k, generator=g) for k in (9, 2, 1))
+    optimizer = torch.optim.Adam([*agent.encoder.parameters(), *agent.critic.parameters()], lr=1e-4)
+
+    def update() -> torch.Tensor:
+        h = agent.encoder(obs)
+        if not agent.update_encoder:
+            h = h.detach()
+        q = agent.critic(torch.cat([h.detach(), action], 1))  # the fix: h, already detached when it should be
+        critic_loss = (q - reward).pow(2).mean()
+        optimizer.zero_grad()
+        critic_loss.backward()
+        optimizer.step()
+        return critic_loss
+
+    return Setup(update, agent, optimizer)
+
+
+class KVAttention(nn.Module):
+    """meta-llama/llama#841: Attention keeps cache_k and cache_v as plain tensors and writes this
+    call's keys and values into them with grad mode on."""
+
+    def __init__(self, dim: int = 8, max_seq_len: int = 6, max_batch: int = 4) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.wq, self.wk, self.wv = (nn.Linear(dim, dim, bias=False) for _ in range(3))
+        self.cache_k = torch.zeros(max_batch, max_seq_len, dim)
+        self.cache_v = torch.zeros(max_batch, max_seq_len, dim)
+
+    def forward(self, x: torch.Tensor, start_pos: int = 0) -> torch.Tensor:
+        bsz, seqlen, dim = x.shape
+        xq, xk, xv = self.wq(x), self.wk(x), self.wv(x)
+        self.cache_k = self.cache_k.to(xq)  # the fix: .detach() here (or write under torch.no_grad())
+        self.cache_v = self.cache_v.to(xq)
+        self.cache_k[:bsz, start_pos : start_pos + seqlen] = xk
+        self.cache_v[:bsz, start_pos : start_pos + seqlen] = xv
+        keys = self.cache_k[:bsz, : start_pos + seqlen]
+        values = self.cache_v[:bsz, : start_pos + seqlen]
+        scores = torch.softmax(xq @ keys.transpose(1, 2) / dim**0.5, dim=-1)
+        return scores @ values
+
+
+def kv_cache_model() -> nn.Sequential:
+    model = nn.Sequential()
+    model.attention = KVAttention()
+    model.output = nn.Linear(8, 1)
+    return model
+
+
+def kv_cache_written_with_grad() -> Setup:
+    model = kv_cache_model()
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(4, 6, 8, generator=g), torch.randn(4, 6, 1, generator=g)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    return Setup(plain_step(model, optimizer, x, y), model, optimizer)
+
+
 CASES = (
     Case(
         "inference_mode_predict",
@@ -311,5 +458,45 @@ CASES = (
         Stage.NOT_IN_OPTIMIZER,
         ("0.weight", "add_param_group"),
         layer_replaced_after_optimizer,
+    ),
+    Case(
+        "hvpnet_heads_not_in_optimizer",
+        "https://github.com/zjunlp/HVPNeT/issues/5",
+        "the parameters of crf and fc are never appended to the optimizer's parameters: they are not trained",
+        Stage.NOT_IN_OPTIMIZER,
+        ("fc.weight", "crf.weight", "add_param_group"),
+        optimizer_groups_miss_heads,
+    ),
+    Case(
+        "llama_kv_cache_graph",
+        "https://github.com/meta-llama/llama/issues/841",
+        "the k/v cache of Attention is saved as part of the previous forward's graph (its grad_fn is kept)",
+        Stage.BACKWARD_FAILED,
+        ("attention.cache_k", "model.attention.cache_k.grad_fn", "detach"),
+        kv_cache_written_with_grad,
+    ),
+    Case(
+        "fasterai_prune_rebinds_parameters",
+        "https://github.com/FasterAI-Labs/fasterai/pull/92",
+        "pruning replaces the Parameters of the layers it shrinks; the optimizer references the old ones",
+        Stage.NOT_IN_OPTIMIZER,
+        ("0.weight", "2.weight", "add_param_group"),
+        pruned_after_optimizer,
+    ),
+    Case(
+        "softpool_layers_in_forward",
+        "https://github.com/wangyida/softpool/issues/11",
+        "nn layers created in the forward function: their weights are never saved into the checkpoint",
+        Stage.PARAMS_UNREGISTERED,
+        ("Conv2d", "'pool' (SoftPool)", "__init__"),
+        layers_created_in_forward,
+    ),
+    Case(
+        "url_benchmark_obs_detached_again",
+        "https://github.com/rll-research/url_benchmark/issues/16",
+        "after the update_encoder check obs and next_obs are detached again: the encoder is never updated",
+        Stage.GRAD_MISSING,
+        ("encoder.0.weight", "the path is cut after 'encoder'"),
+        encoder_detached_again,
     ),
 )

@@ -1,4 +1,5 @@
-"""The training loop: zero_grad, GAN update order, schedulers stepped at the wrong rate."""
+"""The training loop: zero_grad, GAN and actor-critic update order, schedulers stepped at the wrong rate,
+and a loss that is not a tensor."""
 
 from __future__ import annotations
 
@@ -129,6 +130,146 @@ def scheduler_per_step(kind: str) -> Setup:
     return Setup(step, model, optimizer)
 
 
+def maddpg_critic_first() -> Setup:
+    # starry-sky6688/MADDPG#27: the critic is updated before the actor (the paper's order); the
+    # actor's loss goes through the critic, whose weights critic_optim.step() just changed in place.
+    torch.manual_seed(0)
+    actor = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 2), nn.Tanh())
+    critic = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+    actor_optim = torch.optim.Adam(actor.parameters(), lr=1e-4)
+    critic_optim = torch.optim.Adam(critic.parameters(), lr=1e-3)
+    g = torch.Generator().manual_seed(0)
+    o, u_taken, r = (torch.randn(8, k, generator=g) for k in (6, 2, 1))
+
+    def step() -> torch.Tensor:
+        actor_loss = -critic(torch.cat([o, actor(o)], 1)).mean()
+        critic_loss = (r - critic(torch.cat([o, u_taken], 1))).pow(2).mean()
+        critic_optim.zero_grad()
+        critic_loss.backward()
+        critic_optim.step()
+        actor_optim.zero_grad()
+        actor_loss.backward()  # the fix: this backward (and actor_optim.step()) before critic_optim.step()
+        actor_optim.step()
+        return actor_loss
+
+    return Setup(step, nn.ModuleDict({"actor": actor, "critic": critic}), actor_optim)
+
+
+def dreamer_value_step_first() -> Setup:
+    # cross32768/Dreamer_PyTorch#2: value_optimizer.step() runs, then action_loss (the lambda
+    # targets, computed by the value model) is backpropagated: a [400, 1] weight was written in place.
+    torch.manual_seed(0)
+    value_model = nn.Sequential(nn.Linear(6, 400), nn.ELU(), nn.Linear(400, 1))
+    action_model = nn.Sequential(nn.Linear(6, 16), nn.ELU(), nn.Linear(16, 6), nn.Tanh())
+    value_optimizer = torch.optim.Adam(value_model.parameters(), lr=8e-5)
+    action_optimizer = torch.optim.Adam(action_model.parameters(), lr=8e-5)
+    state = torch.randn(15, 6, generator=torch.Generator().manual_seed(0))
+
+    def step() -> torch.Tensor:
+        imagined = state + action_model(state)  # one imagined transition driven by the action model
+        values = value_model(imagined)
+        lambda_target_values = 0.99 * values
+        value_loss = 0.5 * (values - lambda_target_values.detach()).pow(2).mean()
+        value_optimizer.zero_grad()
+        value_loss.backward(retain_graph=True)
+        nn.utils.clip_grad_norm_(value_model.parameters(), 100)
+        value_optimizer.step()
+        action_loss = -1 * lambda_target_values.mean()
+        action_optimizer.zero_grad()
+        action_loss.backward()  # the fix: before value_optimizer.step()
+        nn.utils.clip_grad_norm_(action_model.parameters(), 100)
+        action_optimizer.step()
+        return action_loss
+
+    model = nn.ModuleDict({"value_model": value_model, "action_model": action_model})
+    return Setup(step, model, action_optimizer)
+
+
+def zero_grad_between_backward_and_step() -> Setup:
+    # Tony-Y/pytorch_warmup#12: loss.backward(); optimizer.zero_grad(); optimizer.step(), then the
+    # warm-up and the LR schedule stepped every batch (LinearLR stands in for the warm-up's dampening).
+    model, (x, y) = mlp(), regression()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    lr_scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=1000)
+    warmup_scheduler = torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.5, total_iters=100)
+
+    def step() -> torch.Tensor:
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        optimizer.zero_grad()  # the fix: before loss.backward()
+        optimizer.step()
+        lr_scheduler.step()
+        warmup_scheduler.step()
+        return loss
+
+    return Setup(step, model, optimizer)
+
+
+def _weight_loss(feats: torch.Tensor, labels: torch.Tensor) -> tuple[float, float, float, torch.Tensor]:
+    """bnu-wangxun/Deep_Metric#26: the Weight loss returns mean_pos_sim, mean_neg_sim, prec, loss."""
+    sim = feats @ feats.t()
+    same = labels[:, None] == labels[None, :]
+    pos, neg = sim[same], sim[~same]
+    loss = torch.relu(neg.mean() - pos.mean() + 0.1)
+    return pos.mean().item(), neg.mean().item(), float((pos.mean() > neg.mean()).item()), loss
+
+
+def loss_unpacked_in_the_wrong_order() -> Setup:
+    # bnu-wangxun/Deep_Metric#26: trainer.py reads `loss, inter_, dist_ap, dist_an = criterion(...)`.
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 4))
+    x, labels = torch.randn(16, 4, generator=torch.Generator().manual_seed(0)), torch.arange(16) % 4
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-5)
+
+    def step() -> torch.Tensor:
+        loss, _inter, _dist_ap, _dist_an = _weight_loss(model(x), labels)  # the fix: *_, loss = ...
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return Setup(step, model, optimizer)
+
+
+def _dehaze_loss(out: torch.Tensor, gt: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """diptamath/Nonhomogeneous_Image_Dehazing#2: loss.py returns the total and its terms."""
+    l1, l2 = (out - gt).abs().mean(), ((out - gt) ** 2).mean()
+    return l1 + l2, l1, l2
+
+
+def loss_function_returns_a_tuple() -> Setup:
+    model, (x, y) = mlp(), regression()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+
+    def step() -> torch.Tensor:
+        loss = _dehaze_loss(model(x), y)  # the fix: return the total only
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return Setup(step, model, optimizer)
+
+
+def loss_zero_without_targets() -> Setup:
+    # ghimiredhikura/Complex-YOLOv3#8: when a batch holds no target box, the loss stays 0 (an int).
+    model, (x, _) = mlp(), regression()
+    targets = torch.zeros(0, 2)  # (index, value) per box: this batch has none
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+
+    def step() -> torch.Tensor:
+        out = model(x)
+        loss = 0
+        for index, value in targets:
+            loss = loss + ((out[int(index)] - value) ** 2).sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return Setup(step, model, optimizer)
+
+
 CASES = (
     Case(
         "dn_detr_zero_grad",
@@ -193,5 +334,53 @@ CASES = (
         Stage.PARAMS_NOT_UPDATED,
         ("CosineAnnealingLR", "T_max"),
         lambda: scheduler_per_step("cosine"),
+    ),
+    Case(
+        "maddpg_critic_updated_first",
+        "https://github.com/starry-sky6688/MADDPG/issues/27",
+        "actor_loss was computed through the critic, which critic_optim.step() then updated: it is outdated",
+        Stage.BACKWARD_FAILED,
+        ("Adam.step() -> critic.", "optimizer.step() writes every parameter it holds in place"),
+        maddpg_critic_first,
+    ),
+    Case(
+        "dreamer_value_optimizer_step",
+        "https://github.com/cross32768/Dreamer_PyTorch/issues/2",
+        "action_loss cannot be backpropagated after value_optimizer.step() has run",
+        Stage.BACKWARD_FAILED,
+        ("Adam.step() -> value_model.2.weight", "before that optimizer.step()"),
+        dreamer_value_step_first,
+    ),
+    Case(
+        "deep_metric_float_loss",
+        "https://github.com/bnu-wangxun/Deep_Metric/issues/26",
+        "the loss returns mean_pos_sim, mean_neg_sim, prec, loss; the trainer unpacks the loss first",
+        Stage.BACKWARD_FAILED,
+        ("train_step's own code", "a Python float, not a tensor"),
+        loss_unpacked_in_the_wrong_order,
+    ),
+    Case(
+        "dehazing_tuple_loss",
+        "https://github.com/diptamath/Nonhomogeneous_Image_Dehazing/issues/2",
+        "the loss function returns a tuple, not a single value",
+        Stage.BACKWARD_FAILED,
+        ("a Python tuple, not a tensor", "several values"),
+        loss_function_returns_a_tuple,
+    ),
+    Case(
+        "complex_yolo_int_loss",
+        "https://github.com/ghimiredhikura/Complex-YOLOv3/issues/8",
+        "when the target boxes are empty the loss function returns 0, and loss.backward() is still called",
+        Stage.BACKWARD_FAILED,
+        ("a Python int, not a tensor",),
+        loss_zero_without_targets,
+    ),
+    Case(
+        "pytorch_warmup_zero_grad_after_backward",
+        "https://github.com/Tony-Y/pytorch_warmup/issues/12",
+        "the parameters are not optimized at all: optimizer.zero_grad() is called after loss.backward()",
+        Stage.PARAMS_NOT_UPDATED,
+        ("0.weight", "zero_grad", ".grad was None when optimizer.step() ran"),
+        zero_grad_between_backward_and_step,
     ),
 )
