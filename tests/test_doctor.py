@@ -598,6 +598,25 @@ def test_a_state_carried_outside_the_model_keeps_the_general_advice() -> None:
     assert "detach carried state" in found.advice
 
 
+def _diagnose_ddp(replace: bool):
+    """diagnose on a DistributedDataParallel model, optionally with a parameter replaced after wrapping;
+    the model and its step are freed when this returns, before the caller destroys the group."""
+    torch.manual_seed(0)
+    model = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 1)))
+    if replace:
+        model.module[1].weight = nn.Parameter(torch.ones(1, 3))  # after DDP(...) was built
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return diagnose(step, model, optimizer)
+
+
 @pytest.mark.parametrize("replace", [False, True])
 def test_a_parameter_replaced_after_distributed_data_parallel_wrapped_the_module(
     replace: bool, tmp_path
@@ -606,20 +625,8 @@ def test_a_parameter_replaced_after_distributed_data_parallel_wrapped_the_module
 
     dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1)
     try:
-        torch.manual_seed(0)
-        model = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 1)))
-        if replace:
-            model.module[1].weight = nn.Parameter(torch.ones(1, 3))  # after DDP(...) was built
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-
-        def step() -> torch.Tensor:
-            optimizer.zero_grad()
-            loss = ((model(X) - Y) ** 2).mean()
-            loss.backward()
-            optimizer.step()
-            return loss
-
-        found = diagnose(step, model, optimizer)
+        found = _diagnose_ddp(replace)
+        gc.collect()  # the model's reducer goes before the group: a gloo group torn down first can hang
     finally:
         dist.destroy_process_group()
     if not replace:

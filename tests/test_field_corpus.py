@@ -2,33 +2,43 @@
 
 from __future__ import annotations
 
+import gc
 import re
 from pathlib import Path
 
 import pytest
-from field_corpus import CASES, Case
+from field_corpus import CASES, Case, Setup
 
 from helpers import Stage, diagnose, watch_non_finite
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
+def _run(setup: Setup, tool: str) -> tuple[Stage, str]:
+    """(stage, the finding's text): the toolkit run on one reproduction, its way."""
+    if tool == "watch":
+        with watch_non_finite(setup.model) as watch:
+            setup.step()
+        first = watch.first
+        return (Stage.FORWARD_NON_FINITE if first and first.phase == "forward" else Stage.OK), (
+            first.where if first else ""
+        )
+    found = diagnose(setup.step, setup.model, setup.optimizer, **setup.options)
+    return found.stage, "\n".join([*found.evidence, found.advice, repr(found)])
+
+
 def _finding(case: Case) -> tuple[Stage, str]:
-    """(stage, the finding's text) for one case, running the toolkit its way."""
+    """(stage, the finding's text) for one case. A DistributedDataParallel model is freed before its
+    process group is destroyed: a gloo group torn down first can hang when the model's reducer goes."""
     setup = case.build()
+    cleanup = setup.cleanup
     try:
-        if case.tool == "watch":
-            with watch_non_finite(setup.model) as watch:
-                setup.step()
-            first = watch.first
-            return (Stage.FORWARD_NON_FINITE if first and first.phase == "forward" else Stage.OK), (
-                first.where if first else ""
-            )
-        found = diagnose(setup.step, setup.model, setup.optimizer, **setup.options)
-        return found.stage, "\n".join([*found.evidence, found.advice, repr(found)])
+        return _run(setup, case.tool)
     finally:
-        if setup.cleanup is not None:
-            setup.cleanup()
+        del setup
+        gc.collect()
+        if cleanup is not None:
+            cleanup()
 
 
 @pytest.mark.filterwarnings("ignore:None of the inputs have requires_grad=True")  # the LoRA threads' symptom
