@@ -29,7 +29,7 @@ class Stage(Enum):
     FORWARD_NON_FINITE = "the forward pass or the loss holds NaN or Inf"
     LOSS_NOT_IN_GRAPH = "the loss is not connected to any trainable parameter"
     PARAMS_FROZEN = "the parameters that should train do not require grad"
-    BACKWARD_FAILED = "backward raised an autograd error (in-place change, freed graph, ...)"
+    BACKWARD_FAILED = "the step raised an error (in-place change, freed graph, non-tensor loss, ...)"
     GRAD_MISSING = "some trainable parameters receive no gradient"
     GRAD_NON_FINITE = "some gradients hold NaN or Inf"
     GRAD_MAGNITUDE = "gradients are exploding or vanishing"

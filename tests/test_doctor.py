@@ -109,6 +109,26 @@ def test_evidence_names_the_parameters_involved() -> None:
     assert sqrt.reports["non_finite"].first.phase == "backward"
 
 
+def test_a_nan_gradient_the_loss_makes_is_said_to_enter_through_the_output() -> None:
+    model = TinyNet(seed=0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:  # a distance loss whose sqrt meets a distance of 0
+        optimizer.zero_grad()
+        out = model(X)
+        loss = (out - out.detach()).pow(2).sum(1).sqrt().mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    outside = diagnose(step, model, optimizer)
+    assert outside.stage is Stage.GRAD_NON_FINITE
+    assert "first non-finite backward tensor: backward #1: grad output of the model" in outside.evidence
+    assert any(e.startswith("it entered the model through the gradient") for e in outside.evidence)
+    inside = diagnose(*tiny("sqrt"))  # the NaN is born in the model's own sqrt
+    assert not any("entered the model" in e for e in inside.evidence)
+
+
 def test_eval_mode_and_diagnose_called_under_no_grad() -> None:
     step, model, optimizer = tiny()
     model.eval()

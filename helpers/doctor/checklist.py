@@ -288,7 +288,15 @@ def _gradients_finite(f: StepFacts) -> Finding | None:
     lines = [f"{names_text(bad)}: gradient holds NaN or Inf while the forward pass and loss are finite"]
     if back:
         lines.append(f"first non-finite backward tensor: {back[0].where}")
+    if back and not back[0].module and back[0].tensor.startswith("grad output"):
+        lines.append(_FROM_OUTSIDE)
     return Finding(lines, bad)
+
+
+_FROM_OUTSIDE = (
+    "it entered the model through the gradient of its output: the loss, or what the step computes "
+    "from the output, made it in its backward (a sqrt at 0, a NaN target masked after the loss)"
+)
 
 
 def _magnitudes(f: StepFacts) -> Finding | None:

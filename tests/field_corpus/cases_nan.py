@@ -406,7 +406,10 @@ CASES = (
         "https://github.com/pytorch/pytorch/issues/64305",
         "NaN targets masked out after the loss still put NaN into the gradient; mask before the loss",
         Stage.GRAD_NON_FINITE,
-        ("first non-finite backward tensor: backward #1: grad output of the model",),
+        (
+            "first non-finite backward tensor: backward #1: grad output of the model",
+            "it entered the model through the gradient of its output",
+        ),
         nan_targets_masked_after_loss,
     ),
     Case(
@@ -414,7 +417,10 @@ CASES = (
         "https://github.com/adambielski/siamese-triplet/issues/18",
         "a distance of 0 (two exactly the same samples) makes sqrt's derivative, and the gradient, NaN",
         Stage.GRAD_NON_FINITE,
-        ("first non-finite backward tensor: backward #1: grad output[",),
+        (
+            "first non-finite backward tensor: backward #1: grad output[",
+            "it entered the model through the gradient of its output",
+        ),
         contrastive_loss_identical_pair,
     ),
 )
