@@ -442,6 +442,42 @@ def test_a_warm_up_then_a_decay_to_zero_is_a_note_a_schedule_meant_per_epoch_is_
     assert not any("warms up" in e for e in verdict.evidence), verdict
 
 
+class _Nudged(nn.Module):
+    """A Linear plus a parameter whose gradient is 1e-9 of the output's: SGD's update of it is below
+    float32's spacing at 1.0, so no step can change it (as a bias before a BatchNorm)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.fc = nn.Linear(4, 1)
+        self.offset = nn.Parameter(torch.ones(1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(x) + 1e-9 * self.offset
+
+
+@pytest.mark.parametrize("lr", [0.1, 0.0])
+def test_a_gradient_at_rounding_level_is_not_expected_to_move_its_parameter(lr: float) -> None:
+    model = _Nudged()
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    if lr:
+        assert found.stage is Stage.OK, found
+        before = model.offset.detach().clone()
+        step()  # the update really is lost to rounding
+        assert torch.equal(model.offset.detach(), before) and model.offset.grad.abs().item() > 0
+    else:  # a real bug beside it is still found, and names only what should have moved
+        assert found.stage is Stage.PARAMS_NOT_UPDATED and found.names == ["fc.weight", "fc.bias"], found
+
+
 def test_buffers_are_restored() -> None:
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Linear(3, 1))

@@ -393,6 +393,13 @@ def _held_at_zero(a: LrAhead) -> str:
     )
 
 
+def _rounding(param: torch.Tensor) -> float:
+    """A gradient at most this fraction of the largest one is rounding error, not a gradient: what a
+    gradient that is 0 in exact arithmetic computes to (the bias of a Linear before a BatchNorm, whose
+    mean BatchNorm subtracts). 16 float epsilons: a sum of a batch of terms rounds that much."""
+    return 16 * torch.finfo(param.dtype).eps if param.is_floating_point() or param.is_complex() else 0.0
+
+
 def _parameters_moved(f: StepFacts) -> Finding | None:
     ev = f.ev
     if ev.skipped_by_scaler:
@@ -402,7 +409,8 @@ def _parameters_moved(f: StepFacts) -> Finding | None:
     group_of = {id(p): i for i, g in enumerate(f.optimizer.param_groups) for p in g["params"]}
     held = {a.group: a for a in f.lr_ahead if not a.rises_next}
     warming = {a.group for a in f.lr_ahead if a.rises_next}
-    should_move = [n for n in f.trainable if ev.max_abs.get(n, 0.0) > 0.0]
+    largest = max((ev.max_abs.get(n, 0.0) for n in f.trainable), default=0.0)
+    should_move = [n for n in f.trainable if ev.max_abs.get(n, 0.0) > _rounding(params[n]) * largest]
     if f.scheduled:  # a warm-up from lr (about) 0 moves nothing in its first step, by design; a hold is a bug
         should_move = [
             n
