@@ -6,6 +6,7 @@ import copy
 import gc
 import random
 import weakref
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -15,6 +16,19 @@ from torch import nn
 from helpers import Diagnosis, Stage, TinyNet, diagnose, make_tiny_problem
 
 X, Y = make_tiny_problem(seed=0)
+
+
+def mse_step(model: nn.Module, optimizer: torch.optim.Optimizer) -> Callable[[], torch.Tensor]:
+    """A correct training step on X, Y: zero_grad, MSE loss, backward, step."""
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return step
 
 
 def tiny(bug: str | None = None, *, lr: float = 1e-2, seed: int = 0):
@@ -461,12 +475,7 @@ def test_a_gradient_at_rounding_level_is_not_expected_to_move_its_parameter(lr: 
     model = _Nudged()
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(X) - Y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
+    step = mse_step(model, optimizer)
 
     found = diagnose(step, model, optimizer)
     if lr:
@@ -484,12 +493,7 @@ def test_buffers_are_restored() -> None:
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     stats = [b.clone() for b in model.buffers()]
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(X) - Y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
+    step = mse_step(model, optimizer)
 
     assert diagnose(step, model, optimizer).stage is Stage.OK
     assert all(torch.equal(a, b) for a, b in zip(stats, model.buffers()))
@@ -617,12 +621,7 @@ def test_state_a_module_carries_between_steps_is_named_when_backward_reaches_a_f
     model = nn.Sequential(_Stateful(detach))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(X) - Y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
+    step = mse_step(model, optimizer)
 
     found = diagnose(step, model, optimizer)
     if detach:
@@ -663,12 +662,7 @@ def _diagnose_ddp(replace: bool):
         model.module[1].weight = nn.Parameter(torch.ones(1, 3))  # after DDP(...) was built
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(X) - Y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
+    step = mse_step(model, optimizer)
 
     return diagnose(step, model, optimizer)
 
@@ -776,12 +770,7 @@ def test_a_layer_created_in_forward_at_every_call_is_named_a_teacher_outside_the
     outside = kind != "made_in_forward"
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(X) - Y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
+    step = mse_step(model, optimizer)
 
     found = diagnose(step, model, optimizer)
     if outside:
@@ -837,12 +826,7 @@ def test_a_missing_gradient_says_where_the_path_to_the_loss_is_cut(where: str, s
     model = _Cut(where)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(X) - Y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
+    step = mse_step(model, optimizer)
 
     found = diagnose(step, model, optimizer)
     assert found.stage is Stage.GRAD_MISSING and found.names == ["encoder.0.weight", "encoder.0.bias"]
