@@ -6,29 +6,16 @@ import copy
 import gc
 import random
 import weakref
-from collections.abc import Callable
 
 import numpy as np
 import pytest
 import torch
+from field_corpus.case import loss_step, plain_step
 from torch import nn
 
 from helpers import Diagnosis, Stage, TinyNet, diagnose, make_tiny_problem
 
 X, Y = make_tiny_problem(seed=0)
-
-
-def mse_step(model: nn.Module, optimizer: torch.optim.Optimizer) -> Callable[[], torch.Tensor]:
-    """A correct training step on X, Y: zero_grad, MSE loss, backward, step."""
-
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(X) - Y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return step
 
 
 def tiny(bug: str | None = None, *, lr: float = 1e-2, seed: int = 0):
@@ -179,12 +166,7 @@ def test_frozen_on_purpose_is_not_a_finding_and_matches_on_dot_boundaries() -> N
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     x = torch.randn(3, 2)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = model(x).pow(2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
+    step = loss_step(optimizer, lambda: model(x).pow(2).mean())
 
     d = diagnose(step, model, optimizer, frozen=["fc1"])
     assert d.stage is Stage.PARAMS_FROZEN and d.names == ["fc10.weight", "fc10.bias"]
@@ -475,7 +457,7 @@ def test_a_gradient_at_rounding_level_is_not_expected_to_move_its_parameter(lr: 
     model = _Nudged()
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
 
-    step = mse_step(model, optimizer)
+    step = plain_step(model, optimizer, X, Y)
 
     found = diagnose(step, model, optimizer)
     if lr:
@@ -493,7 +475,7 @@ def test_buffers_are_restored() -> None:
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     stats = [b.clone() for b in model.buffers()]
 
-    step = mse_step(model, optimizer)
+    step = plain_step(model, optimizer, X, Y)
 
     assert diagnose(step, model, optimizer).stage is Stage.OK
     assert all(torch.equal(a, b) for a, b in zip(stats, model.buffers()))
@@ -621,7 +603,7 @@ def test_state_a_module_carries_between_steps_is_named_when_backward_reaches_a_f
     model = nn.Sequential(_Stateful(detach))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    step = mse_step(model, optimizer)
+    step = plain_step(model, optimizer, X, Y)
 
     found = diagnose(step, model, optimizer)
     if detach:
@@ -662,7 +644,7 @@ def _diagnose_ddp(replace: bool):
         model.module[1].weight = nn.Parameter(torch.ones(1, 3))  # after DDP(...) was built
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    step = mse_step(model, optimizer)
+    step = plain_step(model, optimizer, X, Y)
 
     return diagnose(step, model, optimizer)
 
@@ -719,12 +701,7 @@ def test_a_backward_that_returns_a_gradient_of_the_wrong_shape_names_the_input_a
     model = nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 1))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model[1](_Scale.apply(model[0](X), wrong)) - Y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
+    step = loss_step(optimizer, lambda: ((model[1](_Scale.apply(model[0](X), wrong)) - Y) ** 2).mean())
 
     found = diagnose(step, model, optimizer)
     if not wrong:
@@ -770,7 +747,7 @@ def test_a_layer_created_in_forward_at_every_call_is_named_a_teacher_outside_the
     outside = kind != "made_in_forward"
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    step = mse_step(model, optimizer)
+    step = plain_step(model, optimizer, X, Y)
 
     found = diagnose(step, model, optimizer)
     if outside:
@@ -826,7 +803,7 @@ def test_a_missing_gradient_says_where_the_path_to_the_loss_is_cut(where: str, s
     model = _Cut(where)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    step = mse_step(model, optimizer)
+    step = plain_step(model, optimizer, X, Y)
 
     found = diagnose(step, model, optimizer)
     assert found.stage is Stage.GRAD_MISSING and found.names == ["encoder.0.weight", "encoder.0.bias"]

@@ -7,7 +7,7 @@ from torch import nn
 from torch.nn import functional as F
 from torch.utils.checkpoint import checkpoint
 
-from field_corpus.case import Case, Setup, plain_step, regression
+from field_corpus.case import Case, Setup, loss_step, plain_step, regression
 from helpers import Stage
 
 
@@ -119,14 +119,7 @@ def custom_function(which: str) -> Setup:
 
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((forward() - y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return Setup(step, model, optimizer)
+    return Setup(loss_step(optimizer, lambda: ((forward() - y) ** 2).mean()), model, optimizer)
 
 
 def hooked_before_inplace(which: str) -> Setup:
@@ -146,14 +139,11 @@ def hooked_before_inplace(which: str) -> Setup:
     hooked.register_full_backward_hook(lambda m, gi, go: grads.append(go[0]))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(x).mean((1, 2, 3)).unsqueeze(1) - y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return Setup(step, model, optimizer)
+    return Setup(
+        loss_step(optimizer, lambda: ((model(x).mean((1, 2, 3)).unsqueeze(1) - y) ** 2).mean()),
+        model,
+        optimizer,
+    )
 
 
 class _LoraBlock(nn.Module):

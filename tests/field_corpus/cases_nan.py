@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from field_corpus.case import Case, Setup
+from field_corpus.case import Case, Setup, loss_step
 from helpers import Stage
 
 
@@ -155,14 +155,7 @@ def pmsqe_sqrt_of_silence() -> Setup:
     ref = mix * torch.rand(2, 5, 6, generator=g)
     optimizer = torch.optim.Adam(system.parameters(), lr=1e-3)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = system.loss_func(system(mix), ref)
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return Setup(step, system, optimizer)
+    return Setup(loss_step(optimizer, lambda: system.loss_func(system(mix), ref)), system, optimizer)
 
 
 def cross_entropy_all_ignored() -> Setup:
@@ -211,14 +204,7 @@ def constant_image_normalised() -> Setup:
     x = (images - lo) / (hi - lo) - 1  # the fix: skip flat images, or divide by (hi - lo).clamp_min(eps)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = F.l1_loss(model(x), images)
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return Setup(step, model, optimizer)
+    return Setup(loss_step(optimizer, lambda: F.l1_loss(model(x), images)), model, optimizer)
 
 
 class _InnerProductDecoder(nn.Module):
@@ -278,15 +264,8 @@ def nan_targets_masked_after_loss() -> Setup:
     y = torch.tensor([[float("nan"), 0.0]])
     y_mask = ~torch.isnan(y)
     optimizer = torch.optim.SGD(m.parameters(), lr=0.1)
-
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = torch.square(m(x) - y)[y_mask].sum()  # the fix: mask first, loss_fn(y_pred[y_mask], y[y_mask])
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return Setup(step, m, optimizer)
+    # the fix: mask first, loss_fn(y_pred[y_mask], y[y_mask])
+    return Setup(loss_step(optimizer, lambda: torch.square(m(x) - y)[y_mask].sum()), m, optimizer)
 
 
 class _EmbeddingNet(nn.Module):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from field_corpus.case import Case, Setup, mlp, plain_step, regression
+from field_corpus.case import Case, Setup, loss_step, mlp, plain_step, regression
 from helpers import Stage
 
 
@@ -37,14 +37,7 @@ def pure_fp16_adam(eps: float = 1e-8) -> Setup:
     x, y = x.half(), (y * 1e-3).half()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, eps=eps)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = ((model(x) * 1e-3 - y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return Setup(step, model, optimizer)
+    return Setup(loss_step(optimizer, lambda: ((model(x) * 1e-3 - y) ** 2).mean()), model, optimizer)
 
 
 class _Focal(nn.Module):
@@ -190,14 +183,11 @@ def fp16_mask_fill_overflow() -> Setup:
     path_mask = torch.rand(4, 5, generator=g) > 0.3
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 
-    def step() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = nn.functional.cross_entropy(model(paths, path_mask).float(), labels)
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return Setup(step, model, optimizer)
+    return Setup(
+        loss_step(optimizer, lambda: nn.functional.cross_entropy(model(paths, path_mask).float(), labels)),
+        model,
+        optimizer,
+    )
 
 
 CASES = (
