@@ -231,12 +231,17 @@ class NonFiniteWatch:
         for label, t in _tensors(args, "grad input"):
             if not t.requires_grad:
                 continue
-            key = (id(t), t._version)  # an in-place op makes a new version with its own gradient
-            known = self._inputs.get(key)
-            if known is not None and known[0]() is t:
-                known[1][:] = [name, label]  # an inner module consumes the same tensor: it is more precise
+            cell = self._cell(t)
+            if cell is not None:
+                cell[:] = [name, label]  # an inner module consumes the same tensor: it is more precise
                 continue
             self._hook_gradient(t, [name, label])
+
+    def _cell(self, t: torch.Tensor) -> list[str] | None:
+        """The [module, label] t's gradient is flagged under, if hooked: at this version (an in-place
+        op makes a new version with its own gradient), and this very tensor, not one at a reused id."""
+        known = self._inputs.get((id(t), t._version))
+        return known[1] if known is not None and known[0]() is t else None
 
     def _hook_gradient(self, t: torch.Tensor, cell: list[str]) -> None:
         """Flag the gradient backward computes for t, under the module and label in cell."""
@@ -250,10 +255,9 @@ class NonFiniteWatch:
         name = self._names.get(id(self.model), "")
         hooked = {}
         for label, t in _tensors(output, "grad output"):
-            key = (id(t), t._version)
-            known = self._inputs.get(key)
-            if t.requires_grad and (known is None or known[0]() is not t):
+            if t.requires_grad and self._cell(t) is None:
                 self._hook_gradient(t, [name, label])
+                key = (id(t), t._version)
                 hooked[key] = self._inputs[key]
         return hooked
 
