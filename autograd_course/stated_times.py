@@ -63,5 +63,9 @@ def update_lesson(notebook: Path, found: Estimate | None = None) -> bool:
 def stale_lessons(folder: Path) -> dict[str, Estimate]:
     """The lessons in folder whose stated time is missing or is not the method's, by file name, each
     with the method's estimate (update_lesson writes it without estimating again)."""
-    found = {path.name: estimate(path) for path in sorted(Path(folder).glob("[0-9][0-9]_*.ipynb"))}
-    return {name: e for name, e in found.items() if stated_minutes(Path(folder) / name) != e.minutes}
+    stale = {}
+    for path in sorted(Path(folder).glob("[0-9][0-9]_*.ipynb")):
+        found = estimate(path)
+        if stated_minutes(path) != found.minutes:
+            stale[path.name] = found
+    return stale
