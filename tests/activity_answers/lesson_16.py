@@ -2,6 +2,19 @@
 
 from autograd_course.yourturn.lesson_16 import ACTIVITIES
 
+# every answer to 16.2 is this Function; they differ in the body of backward
+TANH_GATE_UP_TO_BACKWARD = (
+    "class TanhGate(torch.autograd.Function):\n"
+    "    @staticmethod\n"
+    "    def forward(ctx, x, w):\n"
+    "        ctx.save_for_backward(x, w)\n"
+    "        return torch.tanh(x * w)\n"
+    "\n"
+    "    @staticmethod\n"
+    "    def backward(ctx, grad):\n"
+    "        x, w = ctx.saved_tensors\n"
+)
+
 TABLE = {
     "16.1": {
         "right": ["running_mean_moves = not False", "running_mean_moves = model.training"],
@@ -9,50 +22,14 @@ TABLE = {
     },
     "16.2": {
         "right": [
-            "class TanhGate(torch.autograd.Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, x, w):\n"
-            "        ctx.save_for_backward(x, w)\n"
-            "        return torch.tanh(x * w)\n"
-            "\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        x, w = ctx.saved_tensors\n"
-            "        d = grad / torch.cosh(x * w) ** 2\n"
+            TANH_GATE_UP_TO_BACKWARD + "        d = grad / torch.cosh(x * w) ** 2\n"
             "        return w * d, x * d",
         ],
         "wrong": [
-            "class TanhGate(torch.autograd.Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, x, w):\n"
-            "        ctx.save_for_backward(x, w)\n"
-            "        return torch.tanh(x * w)\n"
-            "\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        x, w = ctx.saved_tensors\n"
-            "        return grad * (1 - torch.tanh(x * w) ** 2) * w",
-            "class TanhGate(torch.autograd.Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, x, w):\n"
-            "        ctx.save_for_backward(x, w)\n"
-            "        return torch.tanh(x * w)\n"
-            "\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        x, w = ctx.saved_tensors\n"
-            "        d = grad * (1 - torch.tanh(x * w) ** 2)\n"
+            TANH_GATE_UP_TO_BACKWARD + "        return grad * (1 - torch.tanh(x * w) ** 2) * w",
+            TANH_GATE_UP_TO_BACKWARD + "        d = grad * (1 - torch.tanh(x * w) ** 2)\n"
             "        return d * x, d * w",
-            "class TanhGate(torch.autograd.Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, x, w):\n"
-            "        ctx.save_for_backward(x, w)\n"
-            "        return torch.tanh(x * w)\n"
-            "\n"
-            "    @staticmethod\n"
-            "    def backward(ctx, grad):\n"
-            "        x, w = ctx.saved_tensors\n"
-            "        return grad * w, grad * x",
+            TANH_GATE_UP_TO_BACKWARD + "        return grad * w, grad * x",
         ],
     },
 }
