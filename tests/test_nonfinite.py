@@ -260,3 +260,34 @@ def test_forward_counts_are_exact_even_for_outputs_autograd_does_not_keep(data: 
         model(bad).sum().backward()
     forward = [(e.module, e.nan, e.inf) for e in watch.events if e.phase == "forward"]
     assert forward == [("", 1, 0), ("0", 3, 0), ("1", 3, 0), ("2", 1, 0)]
+
+
+class _Checkpointed(nn.Module):
+    def __init__(self, reentrant: bool) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.reentrant = reentrant
+        self.block = nn.Sequential(nn.Linear(4, 4), nn.GELU(), nn.Linear(4, 4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.utils.checkpoint.checkpoint(self.block, x, use_reentrant=self.reentrant)
+
+
+@pytest.mark.parametrize("reentrant", [False, True])
+def test_checkpointing_computes_the_same_under_the_watch_and_recomputation_is_no_new_pass(
+    data: torch.Tensor, reentrant: bool
+) -> None:
+    def grads(watched: bool) -> list[torch.Tensor]:
+        model = _Checkpointed(reentrant)
+        x = data.clone().requires_grad_(True)  # an input that requires grad: the watch hooks it
+        if watched:
+            with watch_non_finite(model) as watch:
+                model(x).pow(2).sum().backward()
+            assert watch.events == []
+            assert repr(watch).startswith("NonFiniteWatch(inactive, 1 forward and 1 backward passes")
+        else:
+            model(x).pow(2).sum().backward()
+        return [x.grad, *(p.grad for p in model.parameters())]
+
+    for plain, watched in zip(grads(False), grads(True)):
+        assert torch.equal(plain, watched)

@@ -131,6 +131,12 @@ def _wrapper_calls_ignored() -> Iterator[None]:
         yield
 
 
+def _recomputing() -> bool:
+    """Whether a forward runs inside a backward pass: activation checkpointing recomputing a region
+    the watch already checked in the forward pass (not a new forward pass)."""
+    return torch._C._current_autograd_node() is not None
+
+
 def _count(n: int | None) -> int | str:
     return "?" if n is None else n
 
@@ -198,7 +204,8 @@ class NonFiniteWatch:
         """Queue t's flag for the next read; recount finds t again then, for exact counts."""
         index = self._start(phase)
         if self.raise_on_first:
-            nan, inf = (int(v) for v in count_nonfinite(t).tolist())
+            with torch.no_grad():
+                nan, inf = (int(v) for v in count_nonfinite(t).tolist())
             self.reads += 1
             if nan or inf:
                 event = NonFiniteEvent(phase, module, label, nan, inf, index, after)
@@ -209,7 +216,9 @@ class NonFiniteWatch:
             return
         if t.numel() == 0:
             return  # nothing in it can be NaN or Inf
-        self._pending.append(_Pending(phase, index, module, label, *_flag(t), recount, after))
+        with torch.no_grad():  # the watch's own reductions are not recorded (a checkpoint counts what is)
+            low, high = _flag(t)
+        self._pending.append(_Pending(phase, index, module, label, low, high, recount, after))
 
     def _forward_pre(self, module: nn.Module, args: tuple) -> None:
         name = self._names.get(id(module), "?")
@@ -262,11 +271,11 @@ class NonFiniteWatch:
         return hooked
 
     def _any_forward_pre(self, module: nn.Module, args: tuple) -> None:
-        if id(module) in self._names:
+        if id(module) in self._names and not _recomputing():
             self._forward_pre(module, args)
 
     def _any_forward_post(self, module: nn.Module, args: tuple, output: Any) -> None:
-        if id(module) in self._names:
+        if id(module) in self._names and not _recomputing():
             self._forward_post(module, args, output)
 
     def _input_grad_hook(self, cell: list[str]) -> Callable[[torch.Tensor], None]:
@@ -317,6 +326,7 @@ class NonFiniteWatch:
         self._read()
 
     # ---- reading ---------------------------------------------------------------------------
+    @torch.no_grad()
     def _read(self) -> None:
         """Read every pending flag with one host read; count the non-finite ones (one more read)."""
         pending, self._pending = self._pending, []
