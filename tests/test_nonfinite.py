@@ -291,3 +291,32 @@ def test_checkpointing_computes_the_same_under_the_watch_and_recomputation_is_no
 
     for plain, watched in zip(grads(False), grads(True)):
         assert torch.equal(plain, watched)
+
+
+class _MaskedPolicy(nn.Module):
+    """Logits masked with -inf between modules, then a softmax module."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.logits = nn.Linear(4, 3)
+        self.softmax = nn.Softmax(dim=1)
+
+    def forward(self, x: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+        return self.softmax(self.logits(x).masked_fill(~legal, float("-inf")))
+
+
+def test_a_minus_inf_mask_is_no_event_unless_its_pass_turns_non_finite(data: torch.Tensor) -> None:
+    model = _MaskedPolicy()
+    with watch_non_finite(model) as watch:
+        model(data, torch.tensor([True, False, True]))[:, 0].sum().backward()
+    assert watch.events == [] and watch.first is None
+    assert [(e.module, e.tensor, e.inf) for e in watch.masks] == [("softmax", "input[0]", len(data))]
+    assert "1 masks holding only -inf" in repr(watch)
+    with watch_non_finite(model) as watch:  # every action masked: a softmax of only -inf is NaN
+        model(data, torch.zeros(3, dtype=torch.bool))
+    assert [(e.module, e.tensor, e.nan, e.inf) for e in watch.events][:2] == [
+        ("softmax", "input[0]", 0, 3 * len(data)),
+        ("softmax", "output", 3 * len(data), 0),
+    ]
+    assert watch.masks == []

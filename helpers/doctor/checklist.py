@@ -72,6 +72,8 @@ class StepFacts:
     replaced: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # replaced after DDP(...) wrapped
     fresh: list[tuple[nn.Module, str]] = field(default_factory=list)  # modules the forward makes anew
     runs: dict[str, ModuleRun] = field(default_factory=dict)  # how each of the model's modules ran
+    conditional: tuple[str, ...] = ()  # parameters that, by design, get no gradient at some steps
+    optimizers: list[torch.optim.Optimizer] = field(default_factory=list)  # every optimizer of the step
     named: list[tuple[str, nn.Parameter]] = field(default_factory=list)
     requires: list[str] = field(default_factory=list)
     trainable: list[str] = field(default_factory=list)
@@ -159,6 +161,8 @@ def _forward_finite(f: StepFacts) -> Finding | None:
     watch = f.ev.watch
     forward = [e for e in watch.events if e.phase == "forward"] if watch else []
     loss_bad = f.ev.loss_value is not None and not math.isfinite(f.ev.loss_value)
+    if loss_bad and not forward and watch:  # a -inf mask the loss did not survive is no mask
+        forward = watch.masks
     if not (forward or loss_bad):
         made = _made_by_step(f) if f.ev.loss_value is not None else []
         if made:
@@ -214,7 +218,7 @@ def _backward_ran(f: StepFacts) -> Finding | None:
 
 
 def _gradients_present(f: StepFacts) -> Finding | None:
-    missing = [n for n in f.trainable if not f.ev.grad_calls.get(n)]
+    missing = [n for n in f.trainable if not f.ev.grad_calls.get(n) and not frozen_match(n, f.conditional)]
     if not missing:
         return None
     lines = [f"no gradient reached {names_text(missing)} ({len(f.got)} of {len(f.requires)} trainable did)"]
@@ -336,7 +340,7 @@ def _registered(f: StepFacts) -> Finding | None:
     if not f.unregistered:
         return None
     paths = [path for path, _ in f.unregistered]
-    in_opt = optimizer_parameter_ids(f.optimizer)
+    in_opt = _held(f)
     outside = [path for path, t in f.unregistered if id(t) not in in_opt]
     lines = [
         f"the model holds trainable tensors it does not register: {names_text(paths)} "
@@ -351,13 +355,24 @@ def _registered(f: StepFacts) -> Finding | None:
     return Finding(lines, paths)
 
 
+def _held(f: StepFacts) -> set[int]:
+    """The ids of the parameters any optimizer of the step holds (the one given, the others it uses)."""
+    return set().union(*(optimizer_parameter_ids(o) for o in [f.optimizer, *f.optimizers]))
+
+
 def _in_optimizer(f: StepFacts) -> Finding | None:
-    in_opt = optimizer_parameter_ids(f.optimizer)
+    in_opt = _held(f)
     outside = [n for n, p in f.named if n in f.trainable and id(p) not in in_opt]
     if not outside:
         return None
+    others = (
+        f" (nor any of the {len(f.optimizers) - 1} other optimizer(s) the step uses)"
+        if len(f.optimizers) > 1
+        else ""
+    )
     return Finding(
-        [f"{names_text(outside)} get gradients but no param group of the optimizer holds them"], outside
+        [f"{names_text(outside)} get gradients but no param group of the optimizer holds them{others}"],
+        outside,
     )
 
 
@@ -492,7 +507,8 @@ CHECKLIST: tuple[Check, ...] = (
         _gradients_present,
         "a gradient hook on every trainable parameter",
         "These parameters never got a gradient: find where the path from them to the loss is cut "
-        "(.detach(), .item(), no_grad) or whether their module is used at all.",
+        "(.detach(), .item(), no_grad) or whether their module is used at all. If it runs only at some "
+        "steps by design (a mixture of experts, stochastic depth), pass conditional=[...] to diagnose().",
     ),
     Check(
         Stage.GRAD_NON_FINITE,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import math
 import textwrap
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,18 +101,30 @@ class Diagnosis:
         )
 
 
-def _check_frozen(model: nn.Module, frozen: Iterable[str]) -> tuple[str, ...]:
+def _check_frozen(model: nn.Module, frozen: Iterable[str], argument: str = "frozen") -> tuple[str, ...]:
+    """The names of `frozen=` (or `conditional=`), each a parameter or a module path of the model."""
     if isinstance(frozen, str):
         frozen = (frozen,)
     items = tuple(frozen)
     for f in items:
         if not isinstance(f, str) or not f:
-            raise TypeError(f"expected frozen to hold parameter names or module paths, got {f!r}")
+            raise TypeError(f"expected {argument} to hold parameter names or module paths, got {f!r}")
     params = [n for n, _ in model.named_parameters()]
     unknown = [f for f in items if not any(frozen_match(n, (f,)) for n in params)]
     if unknown:
-        raise ValueError(f"frozen names no parameter or module: {unknown}; the parameters are {params}")
+        raise ValueError(f"{argument} names no parameter or module: {unknown}; the parameters are {params}")
     return items
+
+
+def _given_optimizers(optimizer: Any) -> tuple[Any, list[torch.optim.Optimizer]]:
+    """The optimizer the checks follow, and the others given with it (a list or tuple of optimizers)."""
+    if not isinstance(optimizer, (list, tuple)):
+        return optimizer, []
+    if not optimizer:
+        raise ValueError("expected an optimizer or a non-empty list of optimizers, got an empty one")
+    for o in optimizer:
+        optimizer_parameter_ids(o)  # the clear error for anything else
+    return optimizer[0], list(optimizer[1:])
 
 
 def _validate(
@@ -193,6 +205,7 @@ class _Run:
     optimizer: torch.optim.Optimizer
     steps: int
     frozen: tuple[str, ...]
+    conditional: tuple[str, ...]
     max_grad_norm: float
     min_grad: float
     schedulers: list[Any]
@@ -248,6 +261,7 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
         step=step, skipped=run.skipped, first_scale=run.first_scale, lr_ahead=ahead, lr_falls=falls,
         copies=run.copies, bad_at_start=run.bad_at_start if step == 1 else [],
         carried=carried, replaced=run.replaced, fresh=fresh, runs=modules.runs,
+        conditional=run.conditional, optimizers=run.optimizers,
     )  # fmt: skip
     stage, evidence, names, advice = _walk_checklist(facts)
     if stage is Stage.GRAD_NON_FINITE and ev.scale is not None:  # the finding counts the skips
@@ -281,10 +295,11 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
 def diagnose(
     train_step: Callable[[], Any],
     model: nn.Module,
-    optimizer: torch.optim.Optimizer,
+    optimizer: torch.optim.Optimizer | Sequence[torch.optim.Optimizer],
     *,
     steps: int = 2,
     frozen: Iterable[str] = (),
+    conditional: Iterable[str] = (),
     max_grad_norm: float = EXPLODING,
     min_grad: float = VANISHING,
     schedulers: Iterable[Any] | None = None,
@@ -306,9 +321,11 @@ def diagnose(
     eagerly under torch.compiler.set_stance("force_eager") so every hook sees inside it.
     """
     model, compiled = unwrap_compiled(model) if isinstance(model, nn.Module) else (model, False)
+    optimizer, given = _given_optimizers(optimizer)
     _validate(train_step, model, optimizer, steps, max_grad_norm, min_grad)
     run = _Run(
-        model, optimizer, steps, _check_frozen(model, frozen), max_grad_norm, min_grad,
+        model, optimizer, steps, _check_frozen(model, frozen),
+        _check_frozen(model, conditional, "conditional"), max_grad_norm, min_grad,
         schedulers=_schedulers(optimizer, train_step, schedulers), scaler=_scaler(train_step, scaler),
         compiled=compiled,
     )  # fmt: skip
@@ -319,7 +336,7 @@ def diagnose(
     run.unregistered = [(path, t) for path, t in run.unregistered if id(t) not in old]
     if next(model.parameters(), None) is None and not (run.unregistered or run.copies):
         require_module(model)  # nothing to diagnose: the clear error
-    others = find_optimizers(train_step, optimizer)
+    others = [*given, *(o for o in find_optimizers(train_step, optimizer) if all(o is not g for g in given))]
     run.optimizers = [optimizer, *others]
     saved = TrainingState(
         model, optimizer, [*run.schedulers, *(s for o in others for s in find_schedulers(o, train_step))],

@@ -180,6 +180,9 @@ class NonFiniteWatch:
         self._passes = {"forward": 0, "backward": 0}
         self._in_pass = {"forward": False, "backward": False}
         self._events: list[NonFiniteEvent] = []
+        self._made = 0  # events made so far: their order
+        self._shown: list[tuple[int, NonFiniteEvent]] = []  # (order, event) of .events
+        self._masked: list[tuple[int, NonFiniteEvent]] = []  # (order, event) of .masks
         self._depth = 0
         self.reads = 0  # host reads the watch itself made
 
@@ -209,7 +212,7 @@ class NonFiniteWatch:
             self.reads += 1
             if nan or inf:
                 event = NonFiniteEvent(phase, module, label, nan, inf, index, after)
-                self._events.append(event)
+                self._file([(event, False)])
                 v = t.detach()
                 sample = v[~torch.isfinite(v)].flatten()[:5].tolist()
                 raise NonFiniteError(event.where, nan, inf, sample, t.numel())
@@ -334,24 +337,46 @@ class NonFiniteWatch:
             return
         device = pending[0].low.device
         numbers = host_floats([p.low for p in pending] + [p.high for p in pending])
-        flags = [_max_abs(low, high) for low, high in zip(numbers, numbers[len(pending) :])]
+        bounds = list(zip(numbers, numbers[len(pending) :]))
+        flags = [_max_abs(low, high) for low, high in bounds]
         self.reads += 1
         bad = [(p, f) for p, f in zip(pending, flags) if not math.isfinite(f)]
+        # only -inf: the minimum is -inf, the maximum finite (no NaN, no +inf)
+        minus_inf = [
+            low == -math.inf and math.isfinite(high)
+            for (low, high), f in zip(bounds, flags)
+            if not math.isfinite(f)
+        ]
         found = [p.recount() if p.recount is not None else None for p, _ in bad]
         found = [t if isinstance(t, torch.Tensor) and _checkable(t) else None for t in found]
         live = [on_device(count_nonfinite(t), device) for t in found if t is not None]
         recounted = iter(torch.stack(live).tolist() if live else [])
         self.reads += bool(live)
-        for (p, flag), t in zip(bad, found):
+        made = []
+        for (p, flag), t, only_minus_inf in zip(bad, found, minus_inf):
             if t is not None:
                 nan, inf = (int(v) for v in next(recounted))
                 if nan or inf:
                     event = NonFiniteEvent(p.phase, p.module, p.tensor, nan, inf, p.index, p.after)
-                    self._events.append(event)
                 else:  # overwritten since (zero_grad, an in-place op): what the flag proves
-                    self._events.append(self._lower_bound(p, flag))
+                    event = self._lower_bound(p, flag)
             else:  # never kept (gradients w.r.t. inputs) or freed since: what the flag proves
-                self._events.append(self._lower_bound(p, flag))
+                event = self._lower_bound(p, flag)
+            made.append((event, p.phase == "forward" and only_minus_inf))
+        self._file(made)
+
+    def _file(self, made: list[tuple[NonFiniteEvent, bool]]) -> None:
+        """Keep each event, in the order made. A forward tensor holding only -inf is a mask (a causal
+        mask, the logits of illegal actions): kept apart, in `.masks`, unless something else in its
+        pass is non-finite (a NaN from -inf - -inf, an infinite loss's gradient): then it is shown."""
+        for event, masking in made:
+            self._made += 1
+            (self._masked if masking else self._shown).append((self._made, event))
+        passes = {e.pass_index for _, e in self._shown}
+        self._shown += [m for m in self._masked if m[1].pass_index in passes]
+        self._masked = [m for m in self._masked if m[1].pass_index not in passes]
+        self._shown.sort(key=lambda m: m[0])
+        self._events = [e for _, e in self._shown]
 
     @staticmethod
     def _lower_bound(p: _Pending, flag: float) -> NonFiniteEvent:
@@ -409,6 +434,13 @@ class NonFiniteWatch:
         return list(self._events)
 
     @property
+    def masks(self) -> list[NonFiniteEvent]:
+        """Forward tensors that held -inf and nothing else non-finite, while nothing else in their pass
+        was: masks by design (a float causal mask, illegal actions' logits), not in `.events`."""
+        self._read()
+        return [e for _, e in self._masked]
+
+    @property
     def first(self) -> NonFiniteEvent | None:
         """The first non-finite event, or None when everything was finite."""
         self._read()
@@ -431,7 +463,9 @@ class NonFiniteWatch:
         eager = "; compiled code ran eagerly (torch.compiler.set_stance('force_eager'))"
         return (
             f"{self._passes['forward']} forward and {self._passes['backward']} backward passes, "
-            f"{len(self._events)} non-finite tensors" + (eager if self.compiled else "")
+            f"{len(self._events)} non-finite tensors"
+            + (f", {len(self._masked)} masks holding only -inf" if self._masked else "")
+            + (eager if self.compiled else "")
         )
 
     def __repr__(self) -> str:

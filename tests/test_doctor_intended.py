@@ -1,0 +1,71 @@
+"""diagnose told what is intended: several optimizers, parameters that train only at some steps."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from field_corpus.case import loss_step
+from torch import nn
+
+from helpers import Stage, diagnose
+
+X = torch.randn(16, 4, generator=torch.Generator().manual_seed(0))
+Y = X.sum(1, keepdim=True)
+
+
+def _two_parts() -> nn.ModuleDict:
+    torch.manual_seed(0)
+    return nn.ModuleDict({"body": nn.Linear(4, 4), "head": nn.Linear(4, 1)})
+
+
+def test_several_optimizers_given_as_a_list_each_holding_a_part() -> None:
+    model = _two_parts()
+    first = torch.optim.Adam(model["body"].parameters(), lr=1e-2)
+    second = torch.optim.SGD(model["head"].parameters(), lr=1e-2)
+
+    def step() -> torch.Tensor:
+        for o in (first, second):
+            o.zero_grad()
+        loss = ((model["head"](model["body"](X)) - Y) ** 2).mean()
+        loss.backward()
+        for o in (first, second):
+            o.step()
+        return loss
+
+    assert diagnose(step, model, [first, second]).ok
+    assert diagnose(step, model, first).ok  # the step's other optimizer is found in its closure
+    alone = loss_step(first, lambda: ((model["head"](model["body"](X)) - Y) ** 2).mean())
+    found = diagnose(alone, model, (first,))  # the head is in no optimizer: still a finding
+    assert found.stage is Stage.NOT_IN_OPTIMIZER and found.names == ["head.weight", "head.bias"]
+    with pytest.raises(ValueError, match="non-empty list of optimizers"):
+        diagnose(step, model, [])
+    with pytest.raises(TypeError, match=r"torch\.optim\.Optimizer"):
+        diagnose(step, model, [first, "second"])
+
+
+class _Skipping(nn.Module):
+    """A residual block that runs only at even calls (stochastic depth, made deterministic)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.inp, self.block, self.out = nn.Linear(4, 4), nn.Linear(4, 4), nn.Linear(4, 1)
+        self.calls = 0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.calls += 1
+        h = self.inp(x)
+        return self.out(h + self.block(h) if self.calls % 2 == 0 else h)
+
+
+def test_conditional_names_what_trains_only_at_some_steps() -> None:
+    model = _Skipping()
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)
+    step = loss_step(optimizer, lambda: ((model(X) - Y) ** 2).mean())
+    found = diagnose(step, model, optimizer)
+    assert found.stage is Stage.GRAD_MISSING and found.names == ["block.weight", "block.bias"]
+    assert "conditional=[...]" in found.advice
+    assert diagnose(step, model, optimizer, conditional=["block"]).ok
+    assert diagnose(step, model, optimizer, conditional="block").ok
+    with pytest.raises(ValueError, match=r"conditional names no parameter or module: \['blocks'\]"):
+        diagnose(step, model, optimizer, conditional=["blocks"])
