@@ -80,6 +80,9 @@ class StepLog:
         name = self._modules.get(id(module))
         if name is None:
             return
+        if _writes_itself(module):  # copied before the forward writes it, so diagnose can put it back
+            for p in module.parameters(recurse=False):
+                self.state.keep(p)
         if module is self.model:
             if self._depth == 0:
                 self._grad_on = torch.is_grad_enabled()
@@ -95,6 +98,13 @@ class StepLog:
 
     def __repr__(self) -> str:
         return f"StepLog({len(self.steps)} optimizer steps, {len(self.checkpointed)} checkpointed modules)"
+
+
+def _writes_itself(module: nn.Module) -> bool:
+    """Whether a module's forward may write its own parameters in place: Embedding(max_norm=...)
+    renormalises the rows it looks up; a forward hook or pre-hook may write anything."""
+    renorm = isinstance(module, (nn.Embedding, nn.EmbeddingBag)) and module.max_norm is not None
+    return renorm or bool(module._forward_pre_hooks or module._forward_hooks)
 
 
 def _checkpoint_caller(modules: dict[int, str]) -> str | None:
