@@ -415,6 +415,14 @@ def _rounding(param: torch.Tensor) -> float:
     return 16 * torch.finfo(param.dtype).eps if param.is_floating_point() or param.is_complex() else 0.0
 
 
+def _used(ev: StepEvidence, name: str) -> float:
+    """max |g| of the gradient an optimizer.step() used for a parameter; with no step that holds it (or
+    its .grad cleared before the step), of the gradients backward gave it."""
+    if name in ev.used and name not in ev.cleared_at_step:
+        return ev.used[name]
+    return ev.max_abs.get(name, 0.0)
+
+
 def _parameters_moved(f: StepFacts) -> Finding | None:
     ev = f.ev
     if ev.skipped_by_scaler:
@@ -424,8 +432,9 @@ def _parameters_moved(f: StepFacts) -> Finding | None:
     group_of = {id(p): i for i, g in enumerate(f.optimizer.param_groups) for p in g["params"]}
     held = {a.group: a for a in f.lr_ahead if not a.rises_next}
     warming = {a.group for a in f.lr_ahead if a.rises_next}
-    largest = max((ev.max_abs.get(n, 0.0) for n in f.trainable), default=0.0)
-    should_move = [n for n in f.trainable if ev.max_abs.get(n, 0.0) > _rounding(params[n]) * largest]
+    grad = {n: _used(ev, n) for n in f.trainable}
+    largest = max(grad.values(), default=0.0)
+    should_move = [n for n in f.trainable if grad[n] > _rounding(params[n]) * largest]
     if f.scheduled:  # a warm-up from lr (about) 0 moves nothing in its first step, by design; a hold is a bug
         should_move = [
             n

@@ -225,6 +225,7 @@ class _Run:
     first_scale: float | None = None
     start_epoch: int = 0  # the first scheduler's last_epoch when diagnose began
     first_lrs: list[float] | None = None  # the lrs diagnose's first step used
+    advanced: list[int] = field(default_factory=list)  # scheduler steps each call of train_step took
 
 
 def _walk_checklist(facts: StepFacts) -> tuple[Stage, list[str], list[str], str]:
@@ -248,11 +249,13 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
     if step == 1:
         run.first_scale, run.start_epoch, run.first_lrs = ev.scale, epoch, ev.lrs
     ahead, falls = [], []
+    run.advanced.append(_epoch(run.schedulers) - epoch)  # scheduler steps in this call, counted
     if run.schedulers and ev.lrs is not None:
-        advanced = _epoch(run.schedulers) - epoch
+        advanced = run.advanced[-1]
         ahead = lr_ahead(run.optimizer, run.schedulers, ev.lrs, run.start_epoch, advanced)
-        if step == run.steps:  # only a step that passes everything else needs it
-            falls = lr_falls(run.optimizer, run.schedulers, ev.lrs, advanced, first_lrs=run.first_lrs)
+        if step == run.steps:  # only a step that passes everything else needs it; per batch: every call
+            per_call = min(run.advanced)
+            falls = lr_falls(run.optimizer, run.schedulers, ev.lrs, per_call, first_lrs=run.first_lrs)
     facts = StepFacts(
         ev, run.model, run.optimizer, run.frozen,
         max_grad_norm=run.max_grad_norm, min_grad=run.min_grad, grad_enabled_outside=run.grad_enabled,

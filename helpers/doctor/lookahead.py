@@ -11,6 +11,7 @@ the caller holds and copies no tensor of the model.
 from __future__ import annotations
 
 import copy
+import itertools
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ __all__ = [
     "lr_falls",
     "lrs_ahead",
     "near_zero",
+    "warms_up",
 ]
 
 WINDOW = 1000  # scheduler steps looked ahead
@@ -177,6 +179,31 @@ class LrFall:
         return f"LrFall(group {self.group}, {self.scheduler}: {fall} in {self.calls} calls{after})"
 
 
+_sched = torch.optim.lr_scheduler
+SAMPLES = 1000  # values of a LambdaLR's factor read, from its step 0 to where it is
+
+
+def warms_up(scheduler: Any) -> bool:
+    """Whether a schedule's own design rises before it falls (a warm-up, so a schedule counted in
+    optimizer steps): OneCycleLR always; LinearLR from a lower factor to a higher one; a LambdaLR whose
+    factor rose between its step 0 and now; SequentialLR and ChainedScheduler when one of theirs does."""
+    if isinstance(scheduler, _sched.OneCycleLR):
+        return True
+    if isinstance(scheduler, _sched.LinearLR):
+        return scheduler.start_factor < scheduler.end_factor
+    if isinstance(scheduler, (_sched.SequentialLR, _sched.ChainedScheduler)):
+        return any(warms_up(s) for s in scheduler._schedulers)
+    if isinstance(scheduler, _sched.LambdaLR):
+        last = max(1, int(scheduler.last_epoch))
+        epochs = sorted({*range(0, last + 1, max(1, last // SAMPLES)), last})
+        try:
+            factors = [[float(f(e)) for e in epochs] for f in scheduler.lr_lambdas]
+        except Exception:  # a factor that cannot be read back: no claim
+            return False
+        return any(b > a for values in factors for a, b in itertools.pairwise(values))
+    return False
+
+
 def lr_falls(
     optimizer: torch.optim.Optimizer,
     schedulers: Sequence[Any],
@@ -191,15 +218,17 @@ def lr_falls(
     A schedule sized for a whole run of many batches falls that far only after thousands of
     steps; one meant per epoch and stepped per batch falls within a fraction of an epoch.
     A fall that follows a rise (the lr rose from `first_lrs`, the lrs of diagnose's first step,
-    or rises ahead before it falls) is a warm-up then a decay, a schedule counted in optimizer
-    steps by design (Hugging Face's get_linear_schedule_with_warmup, OneCycleLR): `warm_up` is set.
+    rises ahead before it falls, or rose before diagnose began: warms_up) is a warm-up then a
+    decay, a schedule counted in optimizer steps by design (Hugging Face's
+    get_linear_schedule_with_warmup, OneCycleLR): `warm_up` is set.
     """
     if per_call < 1 or not schedulers or any(isinstance(s, ReduceLROnPlateau) for s in schedulers):
         return []
     name = type(schedulers[0]).__name__
     pending = {i: lr for i, lr in enumerate(step_lrs) if lr > 0.0}
     first = list(first_lrs or [])
-    rose = {i: i < len(first) and first[i] < lr for i, lr in pending.items()}
+    designed = any(warms_up(s) for s in schedulers)  # the schedule rose before diagnose began
+    rose = {i: designed or (i < len(first) and first[i] < lr) for i, lr in pending.items()}
     found: list[LrFall] = []
     for k, (_, lrs) in enumerate(lrs_ahead(optimizer, schedulers, window) if pending else (), start=1):
         for i in [i for i in pending if i < len(lrs)]:

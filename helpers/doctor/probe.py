@@ -10,6 +10,7 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.optim import optimizer as _optim
 
 from helpers._stats import abs_max, dense_values, host_floats, on_device
 from helpers.doctor.nonfinite import NonFiniteWatch
@@ -84,6 +85,7 @@ class StepEvidence:
     optimizer_log: list[OptimizerStep] = field(default_factory=list)  # every optimizer.step(), any optimizer
     checkpointed: dict[str, str] = field(default_factory=dict)  # module -> where a checkpoint ran it
     cleared_at_step: list[str] = field(default_factory=list)  # got gradients, but .grad was None at step()
+    used: dict[str, float] = field(default_factory=dict)  # parameter -> max |.grad| an optimizer.step() used
 
     @property
     def skipped_by_scaler(self) -> bool:
@@ -132,6 +134,20 @@ class _Probe:
 
         return hook
 
+    def _step_used(self, optimizer: torch.optim.Optimizer, args: tuple, kwargs: dict) -> None:
+        """The gradient any optimizer.step() just used, for the model's parameters it holds: what says
+        whether a parameter should have moved (a backward after the step, e.g. a GAN generator's
+        through the critic, leaves gradients no step used). L-BFGS at an lr above 0 stops by itself
+        when its tolerances say it converged (tolerance_grad, tolerance_change): counted as 0."""
+        names = {id(p): n for n, p in self.model.named_parameters()}
+        for group in optimizer.param_groups:
+            stops = isinstance(optimizer, torch.optim.LBFGS) and group.get("lr", 0.0) > 0
+            for p in group["params"]:
+                if id(p) in names:
+                    zero = stops or p.grad is None
+                    used = torch.zeros((), device=p.device) if zero else abs_max(p.grad).float()
+                    self.values.append(("used", names[id(p)], used))
+
     def _cleared(self, optimizer: torch.optim.Optimizer) -> None:
         """The optimizer's parameters that received gradients in this step but whose .grad is None as
         optimizer.step() starts: something cleared them between backward and the step."""
@@ -167,6 +183,7 @@ class _Probe:
 
         self.handles.append(self.model.register_forward_pre_hook(pre))
         self.handles.append(self.optimizer.register_step_pre_hook(step_pre))
+        self.handles.append(_optim.register_optimizer_step_post_hook(self._step_used))
         for name, param in self.model.named_parameters():
             if param.requires_grad:
                 self.handles.append(param.register_hook(self._param_hook(name, param)))
@@ -222,6 +239,8 @@ class _Probe:
             elif kind == "max_abs":
                 value /= scale
                 ev.max_abs[name] = value if math.isnan(value) else max(ev.max_abs.get(name, 0.0), value)
+            elif kind == "used":  # unscaled already: scaler.step unscales before optimizer.step
+                ev.used[name] = value if math.isnan(value) else max(ev.used.get(name, 0.0), value)
             elif kind == "step_norm":  # the optimizer sees unscaled gradients (scaler.step unscales)
                 ev.step_sq_norm = (ev.step_sq_norm or 0.0) + value**2
             else:
