@@ -3,4 +3,4 @@
 __all__ = ["EXPLODING", "VANISHING"]
 
 VANISHING = 1e-12  # every |grad| at or below this: the gradient vanished
-EXPLODING = 1e3  # a |grad| (or the total norm) above this: the gradient exploded
+EXPLODING = 1e3  # a |grad| above this (a total norm: this times max(1, |loss|)): the gradient exploded

@@ -69,3 +69,18 @@ def test_conditional_names_what_trains_only_at_some_steps() -> None:
     assert diagnose(step, model, optimizer, conditional="block").ok
     with pytest.raises(ValueError, match=r"conditional names no parameter or module: \['blocks'\]"):
         diagnose(step, model, optimizer, conditional=["blocks"])
+
+
+def test_the_gradient_norm_limit_scales_with_the_loss_unless_max_grad_norm_is_given() -> None:
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    x = torch.randn(4096, 4, generator=torch.Generator().manual_seed(1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    summed = loss_step(optimizer, lambda: ((model(x) - x.sum(1, keepdim=True)) ** 2).sum())
+    assert diagnose(summed, model, optimizer).ok  # a norm of thousands beside a loss of thousands
+    found = diagnose(summed, model, optimizer, max_grad_norm=1000)
+    assert found.stage is Stage.GRAD_MAGNITUDE and "> max_grad_norm=1000" in found.evidence[0]
+    wild = loss_step(optimizer, lambda: torch.sin(1e6 * model(x)).mean())  # |loss| <= 1, |g| ~ 1e6
+    found = diagnose(wild, model, optimizer)
+    assert found.stage is Stage.GRAD_MAGNITUDE
+    assert "(1000 x max(1, |loss|); set the limit with diagnose(..., max_grad_norm=...))" in found.evidence[0]

@@ -31,6 +31,7 @@ from helpers.doctor.module_runs import ModuleRun, fresh_lines
 from helpers.doctor.probe import StepEvidence, autograd_error_kind, loss_reaches
 from helpers.gradients import optimizer_parameter_ids
 from helpers.status import Stage
+from helpers.thresholds import EXPLODING
 
 __all__ = ["ADVICE", "CHECKLIST", "Check", "Finding", "StepFacts"]
 
@@ -55,7 +56,7 @@ class StepFacts:
     model: nn.Module
     optimizer: torch.optim.Optimizer
     frozen: tuple[str, ...]
-    max_grad_norm: float
+    max_grad_norm: float | None  # None: EXPLODING times the loss's size (at least 1)
     min_grad: float
     grad_enabled_outside: bool
     unregistered: list[tuple[str, torch.Tensor]]
@@ -303,6 +304,25 @@ _FROM_OUTSIDE = (
 )
 
 
+def _norm_limit(f: StepFacts) -> float:
+    """The largest healthy total gradient norm: max_grad_norm when given, else EXPLODING times |loss|
+    (at least 1): a loss summed over a batch has a gradient as many times larger as the loss is."""
+    if f.max_grad_norm is not None:
+        return f.max_grad_norm
+    loss = f.ev.loss_value
+    size = abs(loss) if loss is not None and math.isfinite(loss) else 1.0
+    return EXPLODING * max(1.0, size)
+
+
+def _limit_text(f: StepFacts) -> str:
+    if f.max_grad_norm is not None:
+        return f"max_grad_norm={f.max_grad_norm:g}"
+    return (
+        f"{_norm_limit(f):.4g} ({EXPLODING:g} x max(1, |loss|); set the limit with diagnose(..., "
+        "max_grad_norm=...))"
+    )
+
+
 def _magnitudes(f: StepFacts) -> Finding | None:
     ev = f.ev
     if ev.skipped_by_scaler or (ev.scale is not None and not math.isfinite(ev.sq_norm)):
@@ -313,8 +333,8 @@ def _magnitudes(f: StepFacts) -> Finding | None:
     norm = math.sqrt(ev.sq_norm)
     largest = max((ev.max_abs.get(n, 0.0) for n in f.trainable), default=0.0)
     unscaled = " (unscaled by the GradScaler's scale)" if ev.scale else ""
-    if norm > f.max_grad_norm:
-        return Finding([f"total gradient norm {norm:.4g} > max_grad_norm={f.max_grad_norm:g}{unscaled}"])
+    if norm > _norm_limit(f):
+        return Finding([f"total gradient norm {norm:.4g} > {_limit_text(f)}{unscaled}"])
     if f.trainable and largest < f.min_grad:
         return Finding(
             [f"every gradient is below min_grad={f.min_grad:g} (largest |g| = {largest:.4g}){unscaled}"],

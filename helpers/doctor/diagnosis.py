@@ -27,7 +27,7 @@ from helpers.doctor.state import TrainingState
 from helpers.gradients import classify_parameter_gradients, optimizer_parameter_ids
 from helpers.parameters import ParameterChanges, parameter_changes
 from helpers.status import Stage
-from helpers.thresholds import EXPLODING, VANISHING
+from helpers.thresholds import VANISHING
 
 __all__ = ["ADVICE", "Diagnosis", "diagnose"]
 
@@ -138,8 +138,8 @@ def _validate(
     optimizer_parameter_ids(optimizer)
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ValueError(f"expected steps to be an int >= 1, got {steps!r}")
-    if not (isinstance(max_grad_norm, (int, float)) and max_grad_norm > 0):
-        raise ValueError(f"expected max_grad_norm > 0, got {max_grad_norm!r}")
+    if max_grad_norm is not None and not (isinstance(max_grad_norm, (int, float)) and max_grad_norm > 0):
+        raise ValueError(f"expected max_grad_norm > 0 (or None: scaled by the loss), got {max_grad_norm!r}")
     if not (isinstance(min_grad, (int, float)) and min_grad >= 0):
         raise ValueError(f"expected min_grad >= 0, got {min_grad!r}")
 
@@ -206,7 +206,7 @@ class _Run:
     steps: int
     frozen: tuple[str, ...]
     conditional: tuple[str, ...]
-    max_grad_norm: float
+    max_grad_norm: float | None
     min_grad: float
     schedulers: list[Any]
     scaler: torch.amp.GradScaler | None
@@ -303,7 +303,7 @@ def diagnose(
     steps: int = 2,
     frozen: Iterable[str] = (),
     conditional: Iterable[str] = (),
-    max_grad_norm: float = EXPLODING,
+    max_grad_norm: float | None = None,
     min_grad: float = VANISHING,
     schedulers: Iterable[Any] | None = None,
     scaler: torch.amp.GradScaler | None = None,
