@@ -322,6 +322,12 @@ def diagnose(
     looked ahead on a copy of the schedule: a warm-up that rises at the next step is no finding,
     a hold is. A compiled model (torch.compile) runs
     eagerly under torch.compiler.set_stance("force_eager") so every hook sees inside it.
+
+    What is intended is said with arguments: `frozen=` names parameters or modules frozen on
+    purpose, `conditional=` those that by design get no gradient at some steps (the experts of a
+    top-1 mixture, blocks of stochastic depth); `optimizer` may be a list of the step's optimizers
+    (a GAN's two, SparseAdam beside Adam), the first one followed for its learning rates; a total
+    gradient norm above `max_grad_norm` is exploding (by default 1000 times max(1, |loss|)).
     """
     model, compiled = unwrap_compiled(model) if isinstance(model, nn.Module) else (model, False)
     optimizer, given = _given_optimizers(optimizer)
