@@ -385,14 +385,8 @@ def _in_optimizer(f: StepFacts) -> Finding | None:
     outside = [n for n, p in f.named if n in f.trainable and id(p) not in in_opt]
     if not outside:
         return None
-    others = (
-        f" (nor any of the {len(f.optimizers) - 1} other optimizer(s) the step uses)"
-        if len(f.optimizers) > 1
-        else ""
-    )
     return Finding(
-        [f"{names_text(outside)} get gradients but no param group of the optimizer holds them{others}"],
-        outside,
+        [f"{names_text(outside)} get gradients but no param group of the optimizer holds them"], outside
     )
 
 
