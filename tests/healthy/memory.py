@@ -48,9 +48,11 @@ def checkpoint_reentrant() -> Loop:
 
 
 def compiled_model() -> Loop:
+    """torch.compile through AOTAutograd (the compiled forward and backward graphs) with eager kernels:
+    inductor's kernels need a C++ toolchain and a minute on this CPU."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
-    compiled = torch.compile(model, backend="eager")
+    compiled = torch.compile(model, backend="aot_eager")
     x = data(36, 64, 6)
     y = (x @ data(37, 6, 3)).argmax(1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.3)
