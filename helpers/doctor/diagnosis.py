@@ -129,12 +129,14 @@ def _given_optimizers(optimizer: Any) -> tuple[Any, list[torch.optim.Optimizer]]
 
 def _validate(
     train_step: Any, model: Any, optimizer: Any, steps: Any, max_grad_norm: Any, min_grad: Any
-) -> None:
+) -> tuple[torch.optim.Optimizer, list[torch.optim.Optimizer]]:
+    """The arguments checked; the optimizer the checks follow and the others given with it."""
     if not callable(train_step):
         raise TypeError(
             f"expected train_step to be a function of no arguments, got {type(train_step).__name__}"
         )
     require_module(model, allow_empty=True)  # a model that holds only copies is a finding, below
+    optimizer, given = _given_optimizers(optimizer)
     optimizer_parameter_ids(optimizer)
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ValueError(f"expected steps to be an int >= 1, got {steps!r}")
@@ -142,6 +144,7 @@ def _validate(
         raise ValueError(f"expected max_grad_norm > 0 (or None: scaled by the loss), got {max_grad_norm!r}")
     if not (isinstance(min_grad, (int, float)) and min_grad >= 0):
         raise ValueError(f"expected min_grad >= 0, got {min_grad!r}")
+    return optimizer, given
 
 
 def _schedulers(
@@ -310,28 +313,22 @@ def diagnose(
 ) -> Diagnosis:
     """Run train_step `steps` times under instrumentation and name the first checklist stage that fails.
 
-    train_step is your own zero-argument iteration (forward, loss, backward, optimizer.step())
-    returning the loss (or a tuple that starts with it). Every error it raises becomes a finding
-    (BACKWARD_FAILED): where it was raised (forward, backward, optimizer step), what raised it,
-    what to look at, and the error itself as `.error`; diagnose never re-raises it.
-    Parameters, .grad, buffers, optimizer state, RNG states, the optimizer's learning-rate
-    schedulers (found through the optimizer, or pass `schedulers=`) and the step's GradScaler
-    (found in train_step's closure and globals, or pass `scaler=`) are restored afterwards, always;
-    so are other optimizers the step uses (a GAN's second one): their state, schedulers and parameters.
-    Gradient statistics are divided by the scaler's scale. An lr of (about) 0 from a scheduler is
-    looked ahead on a copy of the schedule: a warm-up that rises at the next step is no finding,
-    a hold is. A compiled model (torch.compile) runs
-    eagerly under torch.compiler.set_stance("force_eager") so every hook sees inside it.
-
-    What is intended is said with arguments: `frozen=` names parameters or modules frozen on
-    purpose, `conditional=` those that by design get no gradient at some steps (the experts of a
-    top-1 mixture, blocks of stochastic depth); `optimizer` may be a list of the step's optimizers
-    (a GAN's two, SparseAdam beside Adam), the first one followed for its learning rates; a total
-    gradient norm above `max_grad_norm` is exploding (by default 1000 times max(1, |loss|)).
+    train_step is your own zero-argument iteration (forward, loss, backward, optimizer.step()) returning
+    the loss (or a tuple that starts with it). Every error it raises becomes a finding (BACKWARD_FAILED):
+    where it was raised (forward, backward, optimizer step), what raised it, what to look at, and the
+    error itself as `.error`; diagnose never re-raises it. Parameters, .grad, buffers, optimizer state,
+    RNG states, the optimizer's learning-rate schedulers (found through the optimizer, or pass
+    `schedulers=`) and the step's GradScaler (found in train_step's closure and globals, or pass
+    `scaler=`) are restored afterwards, always; so are other optimizers the step uses (a GAN's second
+    one): their state, schedulers and parameters. Gradient statistics are divided by the scaler's scale.
+    An lr of (about) 0 from a scheduler is looked ahead on a copy: a warm-up that rises at the next step
+    is no finding, a hold is. A compiled model runs eagerly (set_stance("force_eager")): hooks see inside.
+    Said with arguments: `frozen=` parameters or modules frozen on purpose, `conditional=` those that by
+    design get no gradient at some steps (top-1 experts, stochastic depth); `optimizer` may be a list of
+    the step's optimizers (the first followed for its lrs); `max_grad_norm` (default 1000 x max(1, |loss|)).
     """
     model, compiled = unwrap_compiled(model) if isinstance(model, nn.Module) else (model, False)
-    optimizer, given = _given_optimizers(optimizer)
-    _validate(train_step, model, optimizer, steps, max_grad_norm, min_grad)
+    optimizer, given = _validate(train_step, model, optimizer, steps, max_grad_norm, min_grad)
     run = _Run(
         model, optimizer, steps, _check_frozen(model, frozen),
         _check_frozen(model, conditional, "conditional"), max_grad_norm, min_grad,
