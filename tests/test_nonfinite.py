@@ -313,6 +313,12 @@ def test_a_minus_inf_mask_is_no_event_unless_its_pass_turns_non_finite(data: tor
     assert watch.events == [] and watch.first is None
     assert [(e.module, e.tensor, e.inf) for e in watch.masks] == [("softmax", "input[0]", len(data))]
     assert "1 masks holding only -inf" in repr(watch)
+    with watch_non_finite(model, raise_on_first=True) as watch:  # a mask raises nothing either
+        model(data, torch.tensor([True, False, True]))
+    assert watch.events == [] and len(watch.masks) == 1
+    watch = watch_non_finite(model, raise_on_first=True)  # every action masked: -inf only is no mask
+    with pytest.raises(NonFiniteError, match=r"input\[0\] of 'softmax'"), watch:
+        model(data, torch.zeros(3, dtype=torch.bool))
     with watch_non_finite(model) as watch:  # every action masked: a softmax of only -inf is NaN
         model(data, torch.zeros(3, dtype=torch.bool))
     assert [(e.module, e.tensor, e.nan, e.inf) for e in watch.events][:2] == [

@@ -155,6 +155,10 @@ class NonFiniteWatch:
     the backward pass before it, whatever the number of modules (one more, only when
     something was not finite, counts the forward tensors that were flagged).
 
+    A forward tensor whose only non-finite values are -inf, some finite, is a mask (a float causal
+    mask, the logits of illegal actions): listed in `.masks`, not in `.events`, unless something else
+    in its pass is not finite. The watch's own reductions are never recorded by autograd, and a
+    forward that backward recomputes (activation checkpointing) is not checked again.
     No hook keeps the incoming gradient, so autograd can still hand it to `.grad` uncopied.
     With `raise_on_first=True` every hook reads its tensor at once (a host read per module
     and per gradient: slow, for teaching) and raises NonFiniteError at the first bad one.
@@ -209,10 +213,13 @@ class NonFiniteWatch:
         if self.raise_on_first:
             with torch.no_grad():
                 nan, inf = (int(v) for v in count_nonfinite(t).tolist())
-            self.reads += 1
+                masking = phase == "forward" and inf and not nan and not bool(t.detach().max().isinf())
+            self.reads += 1 + bool(inf and not nan)
             if nan or inf:
                 event = NonFiniteEvent(phase, module, label, nan, inf, index, after)
-                self._file([(event, False)])
+                self._file([(event, masking)])
+                if masking:  # only -inf: a mask, unless its pass turns non-finite (then it is shown)
+                    return
                 v = t.detach()
                 sample = v[~torch.isfinite(v)].flatten()[:5].tolist()
                 raise NonFiniteError(event.where, nan, inf, sample, t.numel())
