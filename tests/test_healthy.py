@@ -28,6 +28,8 @@ def _state(loop: Loop) -> dict[str, Any]:
     state |= {f"buffer {n}": b.clone() for n, b in model.named_buffers()}
     for i, optimizer in enumerate(_optimizers(loop)):
         state[f"optimizer {i}"] = copy.deepcopy(optimizer.state_dict())
+    for i, scheduler in enumerate(loop.schedulers):
+        state[f"scheduler {i}"] = copy.deepcopy(scheduler.state_dict())
     state["rng"] = torch.get_rng_state()
     state["lrs"] = [g["lr"] for o in _optimizers(loop) for g in o.param_groups]
     return state
@@ -53,7 +55,8 @@ def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 def _diagnose(loop: Loop) -> Any:
-    return diagnose(loop.step, loop.model, loop.optimizer, **loop.options)
+    given = loop.optimizer if loop.given is None else loop.given
+    return diagnose(loop.step, loop.model, given, **loop.options)
 
 
 @pytest.fixture(params=LOOPS, ids=[h.key for h in LOOPS])

@@ -219,7 +219,7 @@ def per_epoch_schedule() -> Loop:
         return loss.detach()
 
     metric = lambda: evaluate(model, lambda: F.cross_entropy(model(x), y))  # noqa: E731
-    return Loop(step, model, optimizer, metric, counters=[batch])
+    return Loop(step, model, optimizer, metric, counters=[batch], schedulers=[scheduler])
 
 
 class Standardised(nn.Module):

@@ -56,7 +56,7 @@ def _gan_data() -> torch.Tensor:
 
 
 def gan_two_optimizers() -> Loop:
-    """A GAN held as one container, the generator's optimizer given, the critic's in the step."""
+    """A GAN held as one container, diagnose given the generator's optimizer: the critic's is in the step."""
     torch.manual_seed(0)
     model = nn.ModuleDict({"G": nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 2)),
                            "D": nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 1))})  # fmt: skip
@@ -83,7 +83,7 @@ def gan_two_optimizers() -> Loop:
         with torch.no_grad():
             return float((model["G"](torch.randn(512, 2)).mean(0) - real.mean(0)).norm())
 
-    return Loop(step, model, [opt_g, opt_d], metric)
+    return Loop(step, model, [opt_g, opt_d], metric, given=opt_g)
 
 
 def wgan_gp() -> Loop:

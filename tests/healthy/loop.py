@@ -21,6 +21,8 @@ class Loop:
     metric: Callable[[], float]
     options: dict[str, Any] = field(default_factory=dict)
     counters: Sequence[dict[str, Any]] = ()  # the loop's own Python state (a batch index): not the toolkit's
+    schedulers: Sequence[Any] = ()  # learning-rate schedulers the step uses
+    given: Any = None  # what diagnose is handed as the optimizer, when not `optimizer` (found in the step)
 
     def __repr__(self) -> str:
         return f"Loop({type(self.model).__name__}, {len(self.options)} options)"

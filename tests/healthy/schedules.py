@@ -30,7 +30,8 @@ def _per_batch(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer, sc
         scheduler.step()
         return loss.detach()
 
-    return Loop(step, model, optimizer, lambda: evaluate(model, lambda: F.cross_entropy(model(x), y)))
+    metric = lambda: evaluate(model, lambda: F.cross_entropy(model(x), y))  # noqa: E731
+    return Loop(step, model, optimizer, metric, schedulers=[scheduler])
 
 
 def one_cycle_per_batch() -> Loop:
@@ -76,7 +77,7 @@ def cosine_per_epoch_near_end() -> Loop:
         return loss.detach()
 
     metric = lambda: evaluate(model, lambda: F.cross_entropy(model(x), y))  # noqa: E731
-    return Loop(step, model, optimizer, metric, counters=[batch])
+    return Loop(step, model, optimizer, metric, counters=[batch], schedulers=[scheduler])
 
 
 LOOPS = (
