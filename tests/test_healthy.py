@@ -101,8 +101,9 @@ def test_the_toolkit_leaves_the_step_unchanged(healthy: Healthy) -> None:
     watched = healthy.build()
     before = _state(watched)
     counters = copy.deepcopy(list(watched.counters))
-    _diagnose(watched)
+    found = _diagnose(watched)
     after = _state(watched)
+    assert found.losses == [float(v) for v in plain_losses[: len(found.losses)]], healthy.key  # as computed
     assert not _differences(before, after), (
         f"{healthy.key}: diagnose left a trace in {_differences(before, after)}"
     )
