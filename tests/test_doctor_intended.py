@@ -84,3 +84,48 @@ def test_the_gradient_norm_limit_scales_with_the_loss_unless_max_grad_norm_is_gi
     found = diagnose(wild, model, optimizer)
     assert found.stage is Stage.GRAD_MAGNITUDE
     assert "(1000 x max(1, |loss|); set the limit with diagnose(..., max_grad_norm=...))" in found.evidence[0]
+
+
+@pytest.mark.parametrize("order", ["step_then_backward", "backward_then_step"])
+def test_a_step_before_backward_had_no_gradient_to_use(order: str) -> None:
+    model = _two_parts()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model["head"](model["body"](X)) - Y) ** 2).mean()
+        if order == "step_then_backward":
+            optimizer.step()
+            loss.backward()
+        else:
+            loss.backward()
+            optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    if order == "step_then_backward":
+        assert found.stage is Stage.PARAMS_NOT_UPDATED and "body.weight" in found.names
+    else:
+        assert found.ok
+
+
+def test_a_gradient_that_arrives_after_its_optimizers_step_is_not_the_steps() -> None:
+    """A critic's output bias: 0 gradient under the critic's loss (a difference of means), a non-zero one
+    from the generator's backward through the critic after the critic's step (WGAN)."""
+    model = _two_parts()  # body: the generator, head: the critic
+    opt_g = torch.optim.SGD(model["body"].parameters(), lr=0.1)
+    opt_d = torch.optim.SGD(model["head"].parameters(), lr=0.1)
+
+    def step() -> torch.Tensor:
+        opt_d.zero_grad()
+        d_loss = model["head"](model["body"](X).detach()).mean() - model["head"](X).mean()
+        d_loss.backward()
+        opt_d.step()
+        opt_g.zero_grad()
+        g_loss = -model["head"](model["body"](X)).mean()
+        g_loss.backward()
+        opt_g.step()
+        return d_loss
+
+    found = diagnose(step, model, [opt_d, opt_g])
+    assert found.ok, repr(found)

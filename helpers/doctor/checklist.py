@@ -430,8 +430,9 @@ def _rounding(param: torch.Tensor) -> float:
 
 
 def _used(ev: StepEvidence, name: str) -> float:
-    """max |g| of the gradient an optimizer.step() used for a parameter; with no step that holds it (or
-    its .grad cleared before the step), of the gradients backward gave it."""
+    """max |g| of the gradient an optimizer.step() used for a parameter; with no step that holds it and
+    saw a .grad (the .grad None: cleared before the step, or the step called before backward), of the
+    gradients backward gave it."""
     if name in ev.used and name not in ev.cleared_at_step:
         return ev.used[name]
     return ev.max_abs.get(name, 0.0)

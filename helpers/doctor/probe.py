@@ -137,15 +137,15 @@ class _Probe:
     def _step_used(self, optimizer: torch.optim.Optimizer, args: tuple, kwargs: dict) -> None:
         """The gradient any optimizer.step() just used, for the model's parameters it holds: what says
         whether a parameter should have moved (a backward after the step, e.g. a GAN generator's
-        through the critic, leaves gradients no step used). L-BFGS at an lr above 0 stops by itself
-        when its tolerances say it converged (tolerance_grad, tolerance_change): counted as 0."""
+        through the critic, leaves gradients no step used). A .grad that is None is not recorded: the
+        gradients backward gives (before or after the step) then say it should have moved. L-BFGS at an
+        lr above 0 stops by itself when its tolerances say it converged: counted as 0."""
         names = {id(p): n for n, p in self.model.named_parameters()}
         for group in optimizer.param_groups:
             stops = isinstance(optimizer, torch.optim.LBFGS) and group.get("lr", 0.0) > 0
             for p in group["params"]:
-                if id(p) in names:
-                    zero = stops or p.grad is None
-                    used = torch.zeros((), device=p.device) if zero else abs_max(p.grad).float()
+                if id(p) in names and (stops or p.grad is not None):  # None: the step had nothing to use
+                    used = torch.zeros((), device=p.device) if stops else abs_max(p.grad).float()
                     self.values.append(("used", names[id(p)], used))
 
     def _cleared(self, optimizer: torch.optim.Optimizer) -> None:
