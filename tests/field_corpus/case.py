@@ -42,6 +42,9 @@ class Case:
     names: tuple[str, ...]  # what the finding must name (module, parameter, Function, call)
     build: Callable[[], Setup]
     tool: str = "diagnose"
+    # what the toolkit said the first time it ran on this case, recorded as is before any change made
+    # for it: "named", "wrong stage" (a finding, not this one) or "OK"; "" where it was not recorded
+    first_run: str = ""
 
     def __repr__(self) -> str:
         return f"Case({self.key}: {self.stage.name}, names {self.names})"
