@@ -43,7 +43,8 @@ class Case:
     build: Callable[[], Setup]
     tool: str = "diagnose"
     # what the toolkit said the first time it ran on this case, recorded as is before any change made
-    # for it: "named", "wrong stage" (a finding, not this one) or "OK"; "" where it was not recorded
+    # for it: "named", "in part" (this stage, without naming the cause), "wrong stage" (another finding)
+    # or "OK"; "" where it was not recorded
     first_run: str = ""
 
     def __repr__(self) -> str:

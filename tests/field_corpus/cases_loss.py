@@ -203,6 +203,7 @@ CASES: tuple[Case, ...] = (
         Stage.LOSS_NOT_IN_GRAPH,
         _TARGET,
         td_target_same_network,
+        first_run="OK",
     ),
     Case(
         "dqn_paper_target_network_not_detached",
@@ -211,6 +212,7 @@ CASES: tuple[Case, ...] = (
         Stage.LOSS_NOT_IN_GRAPH,
         _TARGET,
         td_target_network_not_detached,
+        first_run="OK",
     ),
     Case(
         "hands_on_rl_td_target_not_detached",
@@ -219,6 +221,7 @@ CASES: tuple[Case, ...] = (
         Stage.LOSS_NOT_IN_GRAPH,
         _TARGET,
         td_target_network_not_detached,
+        first_run="OK",
     ),
     Case(
         "focal_loss_double_sigmoid",
@@ -227,6 +230,7 @@ CASES: tuple[Case, ...] = (
         Stage.LOSS_NOT_IN_GRAPH,
         _LOGITS,
         lambda: sigmoid_then_bce_with_logits(module_sigmoid=False),
+        first_run="OK",
     ),
     Case(
         "daisyrec_sigmoid_before_bce_logits",
@@ -235,6 +239,7 @@ CASES: tuple[Case, ...] = (
         Stage.LOSS_NOT_IN_GRAPH,
         _LOGITS,
         lambda: sigmoid_then_bce_with_logits(module_sigmoid=False),
+        first_run="OK",
     ),
     Case(
         "glue_factory_sigmoid_module_bce_logits",
@@ -243,6 +248,7 @@ CASES: tuple[Case, ...] = (
         Stage.LOSS_NOT_IN_GRAPH,
         _LOGITS,
         lambda: sigmoid_then_bce_with_logits(module_sigmoid=True),
+        first_run="OK",
     ),
     Case(
         "farm_squeezed_logits_broadcast",
@@ -251,6 +257,7 @@ CASES: tuple[Case, ...] = (
         Stage.BACKWARD_FAILED,
         _BROADCAST,
         squeezed_logits_against_column_labels,
+        first_run="OK",
     ),
     Case(
         "conet_depth_target_broadcast",
@@ -259,6 +266,7 @@ CASES: tuple[Case, ...] = (
         Stage.BACKWARD_FAILED,
         _BROADCAST,
         depth_map_without_channel,
+        first_run="OK",
     ),
     Case(
         "hierarchical_argmax_dependency_loss",
@@ -267,6 +275,7 @@ CASES: tuple[Case, ...] = (
         Stage.LOSS_NOT_IN_GRAPH,
         _DEAD,
         hierarchical_argmax_term,
+        first_run="OK",
     ),
     Case(
         "hair_segmentation_argmax_gradient_loss",
@@ -275,6 +284,7 @@ CASES: tuple[Case, ...] = (
         Stage.LOSS_NOT_IN_GRAPH,
         _DEAD,
         image_gradient_loss_of_argmax,
+        first_run="OK",
     ),
     Case(
         "number_token_loss_empty_mean",
@@ -284,6 +294,7 @@ CASES: tuple[Case, ...] = (
         ("loss",),
         number_loss_without_numbers,
         tool="watch",
+        first_run="OK",
     ),
     Case(
         "bmn_pem_loss_no_positives",
@@ -293,5 +304,6 @@ CASES: tuple[Case, ...] = (
         ("loss",),
         proposal_loss_without_positives,
         tool="watch",
+        first_run="OK",
     ),
 )

@@ -116,6 +116,7 @@ CASES: tuple[Case, ...] = (
         Stage.GRAD_MAGNITUDE,
         _CLIP_AFTER,
         clip_after_step,
+        first_run="OK",
     ),
     Case(
         "onsets_frames_clip_after_step",
@@ -124,6 +125,7 @@ CASES: tuple[Case, ...] = (
         Stage.GRAD_MAGNITUDE,
         _CLIP_AFTER,
         clip_after_step,
+        first_run="OK",
     ),
     Case(
         "graphstorm_clip_after_step",
@@ -132,6 +134,7 @@ CASES: tuple[Case, ...] = (
         Stage.GRAD_MAGNITUDE,
         _CLIP_AFTER,
         clip_after_step,
+        first_run="OK",
     ),
     Case(
         "vrnn_grad_norm_after_step",
@@ -140,6 +143,7 @@ CASES: tuple[Case, ...] = (
         Stage.GRAD_MAGNITUDE,
         _CLIP_AFTER,
         lambda: clip_after_step(10.0),
+        first_run="OK",
     ),
     Case(
         "pytorch_clip_exhausted_generator",
@@ -148,6 +152,7 @@ CASES: tuple[Case, ...] = (
         Stage.GRAD_MAGNITUDE,
         _CLIP_NOTHING,
         clip_consumed_generator,
+        first_run="OK",
     ),
     Case(
         "torchtitan_clip_generator_reused",
@@ -156,6 +161,7 @@ CASES: tuple[Case, ...] = (
         Stage.GRAD_MAGNITUDE,
         ("clip_grads_with_norm_", "no parameter"),
         titan_clip_twice_through_a_generator,
+        first_run="OK",
     ),
     Case(
         "pytorch_fcn_eval_after_validation",
@@ -164,6 +170,7 @@ CASES: tuple[Case, ...] = (
         Stage.GRAD_MODE_DISABLED,
         _EVAL,
         left_in_eval_after_validation,
+        first_run="OK",
     ),
     Case(
         "joeynmt_eval_after_validation",
@@ -172,6 +179,7 @@ CASES: tuple[Case, ...] = (
         Stage.GRAD_MODE_DISABLED,
         _EVAL,
         left_in_eval_after_validation,
+        first_run="OK",
     ),
     Case(
         "texar_eval_epoch_no_train",
@@ -180,5 +188,6 @@ CASES: tuple[Case, ...] = (
         Stage.GRAD_MODE_DISABLED,
         _EVAL,
         left_in_eval_after_validation,
+        first_run="OK",
     ),
 )

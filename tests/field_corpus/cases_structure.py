@@ -127,6 +127,7 @@ CASES: tuple[Case, ...] = (
         Stage.PARAMS_UNREGISTERED,
         ("in_mlps.0", "in_mlps.1", "same module"),
         lambda: list_times_n("in_mlps", conv=False),
+        first_run="OK",
     ),
     Case(
         "vq_vae_residual_stack_shared",
@@ -135,6 +136,7 @@ CASES: tuple[Case, ...] = (
         Stage.PARAMS_UNREGISTERED,
         ("_layers.0", "_layers.1", "same module"),
         lambda: list_times_n("_layers", conv=False),
+        first_run="OK",
     ),
     Case(
         "unet_v2_convs_times_four",
@@ -143,6 +145,7 @@ CASES: tuple[Case, ...] = (
         Stage.PARAMS_UNREGISTERED,
         ("convs.0", "convs.3", "same module"),
         lambda: list_times_n("convs", conv=True),
+        first_run="OK",
     ),
     Case(
         "fairmot_classifier_not_optimized",
@@ -151,6 +154,7 @@ CASES: tuple[Case, ...] = (
         Stage.NOT_IN_OPTIMIZER,
         ("Linear(in_features=8, out_features=5", "no optimizer holds"),
         classifier_in_the_loss_module,
+        first_run="OK",
     ),
     Case(
         "pytorch_embedding_max_norm_inplace",
@@ -159,6 +163,7 @@ CASES: tuple[Case, ...] = (
         Stage.BACKWARD_FAILED,
         ("'emb'", "max_norm"),
         embedding_max_norm_after_weight_use,
+        first_run="in part",
     ),
     Case(
         "tropt_half_soft_prompt_adam",
@@ -167,6 +172,7 @@ CASES: tuple[Case, ...] = (
         Stage.FORWARD_NON_FINITE,
         _OPTIMIZER_WROTE,
         half_soft_prompt_adam,
+        first_run="named",
     ),
     Case(
         "magic_animate_fp16_adam",
@@ -175,5 +181,6 @@ CASES: tuple[Case, ...] = (
         Stage.FORWARD_NON_FINITE,
         _OPTIMIZER_WROTE,
         half_model_adam,
+        first_run="named",
     ),
 )
