@@ -20,7 +20,7 @@ def _run(setup: Setup, tool: str) -> tuple[Stage, str]:
         with watch_non_finite(setup.model) as watch:
             setup.step()
         first = watch.first
-        return (Stage.FORWARD_NON_FINITE if first and first.phase == "forward" else Stage.OK), (
+        return (Stage.FORWARD_NON_FINITE if first and first.phase in ("forward", "loss") else Stage.OK), (
             first.where if first else ""
         )
     found = diagnose(setup.step, setup.model, setup.optimizer, **setup.options)

@@ -24,6 +24,7 @@ from helpers.doctor.lookahead import lr_ahead, lr_falls
 from helpers.doctor.module_runs import ModuleRuns
 from helpers.doctor.probe import run_probed_step
 from helpers.doctor.state import TrainingState
+from helpers.doctor.step_warnings import warning_notes
 from helpers.gradients import classify_parameter_gradients, optimizer_parameter_ids
 from helpers.parameters import ParameterChanges, parameter_changes
 from helpers.status import Stage
@@ -182,7 +183,7 @@ def _notes(ev: Any, step: int, facts: StepFacts) -> list[str]:
             f"step {step} ran with lr {sorted(set(ev.lrs))} (the schedule starts at 0): not a finding"
         )
     notes += warm_up_lines([a for a in facts.lr_falls if a.warm_up])
-    return notes
+    return notes + (warning_notes(ev.trace.warnings, step) if ev.trace else [])
 
 
 @dataclass
@@ -198,6 +199,7 @@ class _Run:
     schedulers: list[Any]
     scaler: torch.amp.GradScaler | None
     compiled: bool
+    intended: tuple[str, ...] = ()
     grad_enabled: bool = field(default_factory=torch.is_grad_enabled)
     unregistered: list[tuple[str, torch.Tensor]] = field(default_factory=list)
     copies: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # non-leaf parameter copies held
@@ -248,6 +250,7 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
         step=step, skipped=run.skipped, first_scale=run.first_scale, lr_ahead=ahead, lr_falls=falls,
         copies=run.copies, bad_at_start=run.bad_at_start if step == 1 else [],
         carried=carried, replaced=run.replaced, fresh=fresh, runs=modules.runs,
+        intended=run.intended, held=modules.held, final=step == run.steps,
     )  # fmt: skip
     stage, evidence, names, advice = _walk_checklist(facts)
     if stage is Stage.GRAD_NON_FINITE and ev.scale is not None:  # the finding counts the skips
@@ -289,6 +292,7 @@ def diagnose(
     min_grad: float = VANISHING,
     schedulers: Iterable[Any] | None = None,
     scaler: torch.amp.GradScaler | None = None,
+    intended: Iterable[str] = (),
 ) -> Diagnosis:
     """Run train_step `steps` times under instrumentation and name the first checklist stage that fails.
 
@@ -302,7 +306,9 @@ def diagnose(
     so are other optimizers the step uses (a GAN's second one): their state, schedulers and parameters.
     Gradient statistics are divided by the scaler's scale. An lr of (about) 0 from a scheduler is
     looked ahead on a copy of the schedule: a warm-up that rises at the next step is no finding,
-    a hold is. A compiled model (torch.compile) runs
+    a hold is. Findings that may be intended (weights shared on purpose, BatchNorm kept in eval mode,
+    a target trained on purpose) say so; `intended=` names the modules or loss functions they name,
+    and those stay quiet. A compiled model (torch.compile) runs
     eagerly under torch.compiler.set_stance("force_eager") so every hook sees inside it.
     """
     model, compiled = unwrap_compiled(model) if isinstance(model, nn.Module) else (model, False)
@@ -310,7 +316,7 @@ def diagnose(
     run = _Run(
         model, optimizer, steps, _check_frozen(model, frozen), max_grad_norm, min_grad,
         schedulers=_schedulers(optimizer, train_step, schedulers), scaler=_scaler(train_step, scaler),
-        compiled=compiled,
+        compiled=compiled, intended=_names(intended, "intended"),
     )  # fmt: skip
     run.unregistered, run.copies = stray_tensors(model)
     run.replaced = replaced_after_wrapping(model)
@@ -338,6 +344,14 @@ def diagnose(
 
 
 _EAGER = "the compiled model ran eagerly (torch.compiler.set_stance('force_eager')) so hooks see inside it"
+
+
+def _names(given: Iterable[str], what: str) -> tuple[str, ...]:
+    """Names given as a string or an iterable of non-empty strings, as a tuple."""
+    items = (given,) if isinstance(given, str) else tuple(given)
+    if not all(isinstance(n, str) and n for n in items):
+        raise TypeError(f"expected {what} to hold module or function names, got {items!r}")
+    return items
 
 
 def _epoch(schedulers: list[Any]) -> int:
