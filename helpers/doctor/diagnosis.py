@@ -18,6 +18,7 @@ from helpers._walk import stray_tensors
 from helpers.doctor.carried import carried_graphs, graph_attributes, replaced_after_wrapping
 from helpers.doctor.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
 from helpers.doctor.compiled import run_eagerly, unwrap_compiled
+from helpers.doctor.coverage import coverage
 from helpers.doctor.discover import find_optimizers, find_scalers, find_schedulers
 from helpers.doctor.findings import warm_up_lines
 from helpers.doctor.lookahead import lr_ahead, lr_falls
@@ -62,6 +63,8 @@ class Diagnosis:
     losses: list[float | None] = field(default_factory=list)
     reports: dict[str, Any] = field(default_factory=dict)  # the reports behind the evidence
     error: BaseException | None = None  # the autograd error train_step raised, if any
+    checked: list[str] = field(default_factory=list)  # when OK: every check that ran, and what it read
+    not_run: list[str] = field(default_factory=list)  # when OK: the checks that had nothing to read, and why
 
     @property
     def ok(self) -> bool:
@@ -81,7 +84,15 @@ class Diagnosis:
         lines += ["advice:", _fill(self.advice, "  ", "  ")]
         if self.error is not None:
             lines += ["error (the original, kept as .error):", _fill(self._error_text(), "  ", "  ")]
+        if self.checked:
+            lines += ["checked:", *(_fill(c, "  - ", "    ") for c in self.checked)]
+            lines += ["not run:", *(_fill(c, "  - ", "    ") for c in self.not_run or ["none"])]
         return "\n".join(lines)
+
+    def _coverage_html(self) -> str:
+        if not self.checked:
+            return ""
+        return _html_list("checked", self.checked) + _html_list("not run", self.not_run or ["none"])
 
     def _repr_html_(self) -> str:
         colour = STATUS_COLOURS["OK"] if self.ok else "#ffcdd2"
@@ -98,8 +109,13 @@ class Diagnosis:
                 if self.error is not None
                 else ""
             )
+            + self._coverage_html()
             + "</div>"
         )
+
+
+def _html_list(title: str, items: list[str]) -> str:
+    return f"<p><b>{title}</b></p><ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
 
 
 def _check_frozen(model: nn.Module, frozen: Iterable[str]) -> tuple[str, ...]:
@@ -268,6 +284,7 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
     lines = [e for e in evidence if e] or [f"{run.steps} step(s) ran; losses {_losses(run.losses)}"]
     if run.compiled or bool(ev.watch and ev.watch.compiled):
         run.notes.append(_EAGER)
+    checked, not_run = coverage(facts, CHECKLIST) if stage is Stage.OK else ([], [])
     return Diagnosis(
         stage=stage,
         evidence=lines + run.notes,
@@ -278,6 +295,8 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
         losses=run.losses,
         reports=reports,
         error=ev.error,
+        checked=checked,
+        not_run=not_run,
     )
 
 
