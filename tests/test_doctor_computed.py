@@ -166,10 +166,22 @@ def test_a_clip_that_clips_nothing_the_update_uses_is_named(where: str, words: s
 
 
 def test_a_clip_before_the_step_is_quiet_and_the_functions_are_put_back():
-    originals = (torch.nn.utils.clip_grad_norm_, F.mse_loss, torch.autograd.backward, torch.Tensor.__add__)
+    originals = (
+        torch.nn.utils.clip_grad_norm_,
+        F.mse_loss,
+        F.linear,
+        torch.autograd.backward,
+        torch.Tensor.__add__,
+    )
     found = diagnose(*_clip_step("before"))
     assert found.ok and not any("clip" in n for n in found.not_run)
-    after = (torch.nn.utils.clip_grad_norm_, F.mse_loss, torch.autograd.backward, torch.Tensor.__add__)
+    after = (
+        torch.nn.utils.clip_grad_norm_,
+        F.mse_loss,
+        F.linear,
+        torch.autograd.backward,
+        torch.Tensor.__add__,
+    )
     assert after == originals and "__add__" not in torch.Tensor.__dict__
 
 
@@ -234,3 +246,28 @@ def test_ok_says_what_it_checked_and_what_it_could_not():
     assert "<b>not run</b>" in found._repr_html_()
     bad = diagnose(*_mlp_step(lambda m: F.mse_loss(m(X).squeeze(-1), Y)))
     assert not bad.checked and "checked:" not in repr(bad)
+
+
+class _BufferLinear(nn.Module):
+    """A linear layer whose weight was registered as a buffer, beside a trained bias."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.register_buffer(name, torch.randn(1, 4))
+        self.bias = nn.Parameter(torch.zeros(1))
+        self.name = name
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.linear(x, getattr(self, self.name), self.bias)
+
+
+def test_a_buffer_used_as_a_weight_is_named_and_a_fixed_projection_is_not():
+    stage, text = _stage(*_mlp_step(lambda m: F.mse_loss(m(X), Y), model=_BufferLinear("weight")))
+    assert (
+        stage is Stage.PARAMS_UNREGISTERED and "weight (used by F.linear)" in text and "nn.Parameter" in text
+    )
+    marked = _mlp_step(lambda m: F.mse_loss(m(X), Y), model=_BufferLinear("weight"))
+    assert _stage(*marked, intended=["weight"])[0] is Stage.OK
+    fixed = _mlp_step(lambda m: F.mse_loss(m(X), Y), model=_BufferLinear("projection"))  # fixed features
+    assert _stage(*fixed)[0] is Stage.OK

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from helpers.doctor.buffer_weights import buffer_lines
 from helpers.doctor.clip_order import clip_lines
 from helpers.doctor.dead_terms import dead_term_lines
 from helpers.doctor.eval_mode import eval_lines
@@ -46,7 +47,9 @@ def clipping(f: Any) -> Found:
 
 
 def shared(f: Any) -> Found:
-    return shared_lines(f.model, f.intended)
+    """One module under several names, then buffers used as weights."""
+    used = f.ev.trace.weights.used if f.ev.trace else {}
+    return shared_lines(f.model, f.intended) or buffer_lines(f.model, used, f.intended)
 
 
 def outside(f: Any) -> Found:
@@ -64,6 +67,7 @@ CHECKED = {
     "BACKWARD_FAILED": "the warnings the step raised (a loss that broadcasts)",
     "GRAD_MAGNITUDE": "torch.nn.utils clip calls: what they received, and whether optimizer.step() had "
     "already run",
-    "PARAMS_UNREGISTERED": "modules registered under several names",
+    "PARAMS_UNREGISTERED": "modules registered under several names, buffers named as weights that a "
+    "linear, convolution or embedding used as its weight",
     "NOT_IN_OPTIMIZER": "leaves of the loss's graph outside the model that no optimizer holds",
 }

@@ -19,6 +19,7 @@ import torch
 from torch import nn
 from torch.nn.modules.module import register_module_forward_pre_hook
 
+from helpers.doctor.buffer_weights import WeightUses
 from helpers.doctor.loss_calls import LossCalls, user_line
 
 __all__ = ["MODE_DEPENDENT", "ClipCall", "StepTrace", "StepWarning"]
@@ -69,6 +70,7 @@ class StepTrace:
     order: list[str] = field(default_factory=list)
     clips: list[ClipCall] = field(default_factory=list)
     losses: LossCalls = field(default_factory=LossCalls)
+    weights: WeightUses = field(default_factory=WeightUses)  # tensors without grad used as weights
     eval_modules: dict[str, str] = field(default_factory=dict)  # name -> class, ran in eval mode
     outside: dict[int, str] = field(default_factory=dict)  # id(parameter) -> its module outside the model
     warnings: list[StepWarning] = field(default_factory=list)
@@ -133,6 +135,7 @@ class StepTrace:
         self._replace(_clip_module, inner, lambda name, original: getattr(torch.nn.utils, name.lstrip("_")))
         self._replace(torch.autograd, ("backward",), lambda name, original: self._backward(original))
         self.losses.__enter__()
+        self.weights.__enter__()
         self._handles = [
             _optim.register_optimizer_step_pre_hook(self._on_step),
             register_module_forward_pre_hook(self._on_forward),
@@ -142,6 +145,7 @@ class StepTrace:
     def __exit__(self, *exc: object) -> None:
         for handle in self._handles:
             handle.remove()
+        self.weights.__exit__()
         self.losses.__exit__()
         for owner, name, original in reversed(self._saved):
             setattr(owner, name, original)
