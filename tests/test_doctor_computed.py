@@ -25,7 +25,7 @@ def _mlp_step(loss_of, *, model=None, optimizer=None):
 
 def _stage(step, model, optimizer, **options):
     found = diagnose(step, model, optimizer, **options)
-    return found.stage, repr(found)
+    return found.stage, "\n".join([*found.evidence, found.advice, repr(found)])  # unwrapped lines first
 
 
 # ---- eval mode ---------------------------------------------------------------------------------
@@ -271,3 +271,20 @@ def test_a_buffer_used_as_a_weight_is_named_and_a_fixed_projection_is_not():
     assert _stage(*marked, intended=["weight"])[0] is Stage.OK
     fixed = _mlp_step(lambda m: F.mse_loss(m(X), Y), model=_BufferLinear("projection"))  # fixed features
     assert _stage(*fixed)[0] is Stage.OK
+
+
+def test_exploding_gradients_that_the_step_clips_say_the_norm_is_before_clipping():
+    model = mlp()
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-9)
+
+    def step():
+        optimizer.zero_grad()
+        loss = F.mse_loss(model(X) * 1e6, Y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        return loss
+
+    found = diagnose(step, model, optimizer)
+    assert found.stage is Stage.GRAD_MAGNITUDE
+    assert any("these norms are the gradients before clipping" in e for e in found.evidence), found.evidence

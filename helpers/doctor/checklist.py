@@ -473,7 +473,16 @@ def _then(own: Callable[[StepFacts], Finding | None], *more: Callable[[StepFacts
 def _clipping_then_magnitudes(f: StepFacts) -> Finding | None:
     """A clip call that clipped nothing the update used, before the magnitudes it should have bounded."""
     lines = computed.clipping(f)
-    return Finding(*lines) if lines is not None else _magnitudes(f)
+    if lines is not None:
+        return Finding(*lines)
+    found = _magnitudes(f)
+    clips = [c for c in f.ev.trace.clips if c.received] if f.ev.trace and found else []
+    if clips:  # the norms are measured as backward made them, before the step's own clip
+        found.evidence.append(
+            f"the step clips them already (torch.nn.utils.{clips[0].function} before optimizer.step(), "
+            f"{clips[0].where}): these norms are the gradients before clipping"
+        )
+    return found
 
 
 CHECKLIST: tuple[Check, ...] = (
