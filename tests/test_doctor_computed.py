@@ -288,3 +288,9 @@ def test_exploding_gradients_that_the_step_clips_say_the_norm_is_before_clipping
     found = diagnose(step, model, optimizer)
     assert found.stage is Stage.GRAD_MAGNITUDE
     assert any("these norms are the gradients before clipping" in e for e in found.evidence), found.evidence
+
+
+@pytest.mark.parametrize("bad", [[""], [3], ("ok", None)])
+def test_intended_takes_names_only(bad):
+    with pytest.raises(TypeError, match="expected intended to hold module or function names"):
+        diagnose(*_mlp_step(lambda m: F.mse_loss(m(X), Y)), intended=bad)
