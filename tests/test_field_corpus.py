@@ -20,7 +20,7 @@ def _run(setup: Setup, tool: str) -> tuple[Stage, str]:
         with watch_non_finite(setup.model) as watch:
             setup.step()
         first = watch.first
-        return (Stage.FORWARD_NON_FINITE if first and first.phase == "forward" else Stage.OK), (
+        return (Stage.FORWARD_NON_FINITE if first and first.phase in ("forward", "loss") else Stage.OK), (
             first.where if first else ""
         )
     found = diagnose(setup.step, setup.model, setup.optimizer, **setup.options)
@@ -64,3 +64,16 @@ def test_the_readme_reports_the_corpus_figure() -> None:
     figure = re.search(r"field corpus: (\d+) of (\d+) ", text)
     assert figure, "README's toolkit section states the field corpus figure"
     assert int(figure.group(1)) == int(figure.group(2)) == len(CASES)
+
+
+def test_the_readme_reports_the_first_run_beside_the_final_figure() -> None:
+    recorded = [c.first_run for c in CASES if c.first_run]
+    assert set(recorded) <= {"named", "in part", "wrong stage", "OK"}
+    figure = re.search(
+        r"first run: (\d+) of (\d+) named \((\d+) said OK, (\d+) named the stage without the cause\)",
+        " ".join(README.read_text(encoding="utf-8").split()),
+    )
+    assert figure, "README states the first-run figure beside the final one"
+    named, total, ok, in_part = (int(g) for g in figure.groups())
+    assert (named, total) == (recorded.count("named"), len(recorded))
+    assert (ok, in_part) == (recorded.count("OK"), recorded.count("in part"))

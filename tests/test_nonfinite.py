@@ -111,10 +111,12 @@ def test_inf_gradient_from_the_loss_is_named_where_it_enters_the_model(data: tor
     with watch_non_finite(model) as watch:
         out = model(data)
         (out * torch.tensor(float("inf"))).sum().backward()
-    first = watch.first
-    assert (first.phase, first.module, first.tensor) == ("backward", "", "grad output")
-    assert first.where == "backward #1: grad output of the model"
-    assert [e.module for e in watch.events] == ["", "0", "0"]  # then the layer's weight and bias
+    loss, entered = watch.events[:2]  # the loss itself is Inf: the watch flags it first
+    assert (loss.phase, loss.tensor, loss.nan + loss.inf) == ("loss", "loss", 1)
+    assert loss.where == "loss #1: the tensor backward() started from, computed after the model"
+    assert (entered.phase, entered.module, entered.tensor) == ("backward", "", "grad output")
+    assert entered.where == "backward #1: grad output of the model"
+    assert [e.module for e in watch.events[2:]] == ["0", "0"]  # then the layer's weight and bias
 
 
 def test_a_loss_module_called_after_the_forward_is_named_for_its_gradient(data: torch.Tensor) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from helpers.doctor import computed
 from helpers.doctor.carried import replaced_lines
 from helpers.doctor.cuts import cut_lines
 from helpers.doctor.explain import explain_error
@@ -81,6 +82,9 @@ class StepFacts:
     kind: str | None = None
     error_text: str = ""
     got: list[str] = field(default_factory=list)
+    intended: tuple[str, ...] = ()  # names whose may-be-intended findings diagnose(intended=) accepts
+    held: set[int] = field(default_factory=set)  # ids of the parameters every optimizer of the step holds
+    final: bool = True  # the last step diagnose runs (a layer made anew at each call shows by then)
 
     def __post_init__(self) -> None:
         self.named = list(self.model.named_parameters())
@@ -489,10 +493,41 @@ _CLEARED_ADVICE = (
 )
 
 
+def _then(own: Callable[[StepFacts], Finding | None], *more: Callable[[StepFacts], Any]):
+    """A stage's own check, then the checks of what the step computes (computed.py), in order."""
+
+    def check(f: StepFacts) -> Finding | None:
+        found = own(f)
+        for extra in more:
+            if found is not None:
+                break
+            lines = extra(f)
+            found = Finding(*lines) if lines is not None else None
+        return found
+
+    check.__name__ = own.__name__
+    return check
+
+
+def _clipping_then_magnitudes(f: StepFacts) -> Finding | None:
+    """A clip call that clipped nothing the update used, before the magnitudes it should have bounded."""
+    lines = computed.clipping(f)
+    if lines is not None:
+        return Finding(*lines)
+    found = _magnitudes(f)
+    clips = [c for c in f.ev.trace.clips if c.received] if f.ev.trace and found else []
+    if clips:  # the norms are measured as backward made them, before the step's own clip
+        found.evidence.append(
+            f"the step clips them already (torch.nn.utils.{clips[0].function} before optimizer.step(), "
+            f"{clips[0].where}): these norms are the gradients before clipping"
+        )
+    return found
+
+
 CHECKLIST: tuple[Check, ...] = (
     Check(
         Stage.GRAD_MODE_DISABLED,
-        _grad_mode,
+        _then(_grad_mode, computed.eval_mode),
         "grad mode at every call of the model",
         "Look for torch.no_grad(), torch.inference_mode() or torch.set_grad_enabled(False) around the "
         "forward pass (or around the call of the step).",
@@ -506,7 +541,7 @@ CHECKLIST: tuple[Check, ...] = (
     ),
     Check(
         Stage.LOSS_NOT_IN_GRAPH,
-        _loss_in_graph,
+        _then(_loss_in_graph, computed.loss_content),
         "the autograd error, or the loss's graph walked back to the parameters",
         "Walk back from the loss: look for .detach(), .item(), .numpy(), torch.tensor(...) rebuilt from "
         "numbers, or a graph built under no_grad.",
@@ -520,7 +555,7 @@ CHECKLIST: tuple[Check, ...] = (
     ),
     Check(
         Stage.BACKWARD_FAILED,
-        _backward_ran,
+        _then(_backward_ran, computed.step_warnings),
         "the autograd error train_step raised",
         "Read the error: an in-place change of a tensor backward needs (use the out-of-place op or "
         ".clone()), a second backward through a freed graph (detach carried state between steps), or a "
@@ -544,21 +579,21 @@ CHECKLIST: tuple[Check, ...] = (
     ),
     Check(
         Stage.GRAD_MAGNITUDE,
-        _magnitudes,
+        _clipping_then_magnitudes,
         "the total gradient norm and the largest |g|, unscaled by a GradScaler's scale",
         "Gradients are exploding or vanishing: check the loss scale, the learning rate, the "
         "initialisation, and clip with torch.nn.utils.clip_grad_norm_.",
     ),
     Check(
         Stage.PARAMS_UNREGISTERED,
-        _registered,
+        _then(_registered, computed.shared),
         "tensors that require grad, reachable from the model's attributes, but not registered",
         "Hold layers in nn.ModuleList / nn.ModuleDict (not a list or dict) and tensors as nn.Parameter "
         "(or register_buffer), then build the optimizer from model.parameters().",
     ),
     Check(
         Stage.NOT_IN_OPTIMIZER,
-        _in_optimizer,
+        _then(_in_optimizer, computed.outside),
         "the parameters every param group holds",
         "Build the optimizer from model.parameters() after the model is final (a layer replaced later "
         "is not in it), or add the missing ones with optimizer.add_param_group.",

@@ -18,12 +18,14 @@ from helpers._walk import stray_tensors
 from helpers.doctor.carried import carried_graphs, graph_attributes, replaced_after_wrapping
 from helpers.doctor.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
 from helpers.doctor.compiled import run_eagerly, unwrap_compiled
+from helpers.doctor.coverage import coverage
 from helpers.doctor.discover import find_optimizers, find_scalers, find_schedulers
 from helpers.doctor.findings import warm_up_lines
 from helpers.doctor.lookahead import lr_ahead, lr_falls
 from helpers.doctor.module_runs import ModuleRuns
 from helpers.doctor.probe import run_probed_step
 from helpers.doctor.state import TrainingState
+from helpers.doctor.step_warnings import warning_notes
 from helpers.gradients import classify_parameter_gradients, optimizer_parameter_ids
 from helpers.parameters import ParameterChanges, parameter_changes
 from helpers.status import Stage
@@ -61,6 +63,8 @@ class Diagnosis:
     losses: list[float | None] = field(default_factory=list)
     reports: dict[str, Any] = field(default_factory=dict)  # the reports behind the evidence
     error: BaseException | None = None  # the autograd error train_step raised, if any
+    checked: list[str] = field(default_factory=list)  # when OK: every check that ran, and what it read
+    not_run: list[str] = field(default_factory=list)  # when OK: the checks that had nothing to read, and why
 
     @property
     def ok(self) -> bool:
@@ -80,7 +84,15 @@ class Diagnosis:
         lines += ["advice:", _fill(self.advice, "  ", "  ")]
         if self.error is not None:
             lines += ["error (the original, kept as .error):", _fill(self._error_text(), "  ", "  ")]
+        if self.checked:
+            lines += ["checked:", *(_fill(c, "  - ", "    ") for c in self.checked)]
+            lines += ["not run:", *(_fill(c, "  - ", "    ") for c in self.not_run or ["none"])]
         return "\n".join(lines)
+
+    def _coverage_html(self) -> str:
+        if not self.checked:
+            return ""
+        return _html_list("checked", self.checked) + _html_list("not run", self.not_run or ["none"])
 
     def _repr_html_(self) -> str:
         colour = STATUS_COLOURS["OK"] if self.ok else "#ffcdd2"
@@ -97,8 +109,13 @@ class Diagnosis:
                 if self.error is not None
                 else ""
             )
+            + self._coverage_html()
             + "</div>"
         )
+
+
+def _html_list(title: str, items: list[str]) -> str:
+    return f"<p><b>{title}</b></p><ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
 
 
 def _check_frozen(model: nn.Module, frozen: Iterable[str], argument: str = "frozen") -> tuple[str, ...]:
@@ -197,7 +214,7 @@ def _notes(ev: Any, step: int, facts: StepFacts) -> list[str]:
             f"step {step} ran with lr {sorted(set(ev.lrs))} (the schedule starts at 0): not a finding"
         )
     notes += warm_up_lines([a for a in facts.lr_falls if a.warm_up])
-    return notes
+    return notes + (warning_notes(ev.trace.warnings, step) if ev.trace else [])
 
 
 @dataclass
@@ -214,6 +231,7 @@ class _Run:
     schedulers: list[Any]
     scaler: torch.amp.GradScaler | None
     compiled: bool
+    intended: tuple[str, ...] = ()
     grad_enabled: bool = field(default_factory=torch.is_grad_enabled)
     unregistered: list[tuple[str, torch.Tensor]] = field(default_factory=list)
     copies: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # non-leaf parameter copies held
@@ -268,6 +286,7 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
         copies=run.copies, bad_at_start=run.bad_at_start if step == 1 else [],
         carried=carried, replaced=run.replaced, fresh=fresh, runs=modules.runs,
         conditional=run.conditional, optimizers=run.optimizers,
+        intended=run.intended, held=modules.held, final=step == run.steps,
     )  # fmt: skip
     stage, evidence, names, advice = _walk_checklist(facts)
     if stage is Stage.GRAD_NON_FINITE and ev.scale is not None:  # the finding counts the skips
@@ -285,6 +304,7 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
     lines = [e for e in evidence if e] or [f"{run.steps} step(s) ran; losses {_losses(run.losses)}"]
     if run.compiled or bool(ev.watch and ev.watch.compiled):
         run.notes.append(_EAGER)
+    checked, not_run = coverage(facts, CHECKLIST) if stage is Stage.OK else ([], [])
     return Diagnosis(
         stage=stage,
         evidence=lines + run.notes,
@@ -295,6 +315,8 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
         losses=run.losses,
         reports=reports,
         error=ev.error,
+        checked=checked,
+        not_run=not_run,
     )
 
 
@@ -310,22 +332,22 @@ def diagnose(
     min_grad: float = VANISHING,
     schedulers: Iterable[Any] | None = None,
     scaler: torch.amp.GradScaler | None = None,
+    intended: Iterable[str] = (),
 ) -> Diagnosis:
     """Run train_step `steps` times under instrumentation and name the first checklist stage that fails.
 
     train_step is your own zero-argument iteration (forward, loss, backward, optimizer.step()) returning
     the loss (or a tuple that starts with it). Every error it raises becomes a finding (BACKWARD_FAILED):
-    where it was raised (forward, backward, optimizer step), what raised it, what to look at, and the
-    error itself as `.error`; diagnose never re-raises it. Parameters, .grad, buffers, optimizer state,
-    RNG states, the optimizer's learning-rate schedulers (found through the optimizer, or pass
-    `schedulers=`) and the step's GradScaler (found in train_step's closure and globals, or pass
-    `scaler=`) are restored afterwards, always; so are other optimizers the step uses (a GAN's second
-    one): their state, schedulers and parameters. Gradient statistics are divided by the scaler's scale.
-    An lr of (about) 0 from a scheduler is looked ahead on a copy: a warm-up that rises at the next step
-    is no finding, a hold is. A compiled model runs eagerly (set_stance("force_eager")): hooks see inside.
+    where it was raised, what raised it, what to look at, and the error as `.error`; never re-raised.
+    Parameters, .grad, buffers, optimizer state, RNG states, the optimizer's lr schedulers (found, or
+    `schedulers=`) and the step's GradScaler (found in train_step's closure and globals, or `scaler=`)
+    are restored afterwards, always; so are other optimizers the step uses (state, schedulers, params).
+    Gradient statistics are divided by the scaler's scale. An lr of (about) 0 is looked ahead on a copy:
+    a warm-up that rises next is no finding, a hold is. A compiled model runs eagerly: hooks see inside.
     Said with arguments: `frozen=` parameters or modules frozen on purpose, `conditional=` those that by
-    design get no gradient at some steps (top-1 experts, stochastic depth); `optimizer` may be a list of
-    the step's optimizers (the first followed for its lrs); `max_grad_norm` (default 1000 x max(1, |loss|)).
+    design get no gradient at some steps (top-1 experts, stochastic depth), `intended=` modules or loss
+    functions a maybe-intended finding names (shared weights, eval-mode BatchNorm, a trained target);
+    `optimizer` may be a list (the first followed for lrs); `max_grad_norm` (default 1000 x max(1, |loss|)).
     """
     model, compiled = unwrap_compiled(model) if isinstance(model, nn.Module) else (model, False)
     optimizer, given = _validate(train_step, model, optimizer, steps, max_grad_norm, min_grad)
@@ -333,7 +355,7 @@ def diagnose(
         model, optimizer, steps, _check_frozen(model, frozen),
         _check_frozen(model, conditional, "conditional"), max_grad_norm, min_grad,
         schedulers=_schedulers(optimizer, train_step, schedulers), scaler=_scaler(train_step, scaler),
-        compiled=compiled,
+        compiled=compiled, intended=_names(intended, "intended"),
     )  # fmt: skip
     run.unregistered, run.copies = stray_tensors(model)
     run.replaced = replaced_after_wrapping(model)
@@ -361,6 +383,14 @@ def diagnose(
 
 
 _EAGER = "the compiled model ran eagerly (torch.compiler.set_stance('force_eager')) so hooks see inside it"
+
+
+def _names(given: Iterable[str], what: str) -> tuple[str, ...]:
+    """Names given as a string or an iterable of non-empty strings, as a tuple."""
+    items = (given,) if isinstance(given, str) else tuple(given)
+    if not all(isinstance(n, str) and n for n in items):
+        raise TypeError(f"expected {what} to hold module or function names, got {items!r}")
+    return items
 
 
 def _epoch(schedulers: list[Any]) -> int:

@@ -14,6 +14,7 @@ from typing import Any
 from torch import nn
 
 from helpers.doctor.carried import carried_graph_lines
+from helpers.doctor.embedding_renorm import max_norm_lines
 from helpers.doctor.findings import names_text
 from helpers.doctor.raised import RaisedAt, full_backward_hooked
 from helpers.doctor.steplog import OptimizerStep
@@ -204,7 +205,7 @@ def explain_error(
         found = (
             _wrong_count(error, raised) or _wrong_shape(error, raised) or _hook_inplace(error, raised, model)
         )
-    found = found or _step_wrote(error, steps) or _not_a_tensor(error)
+    found = found or _step_wrote(error, steps) or _not_a_tensor(error) or max_norm_lines(error, model)
     if found is None and carried and _FREED.search(str(error)):
         found = carried_graph_lines(list(carried))
     if found is not None:

@@ -28,7 +28,7 @@ __all__ = ["NonFiniteEvent", "NonFiniteWatch", "watch_non_finite"]
 class NonFiniteEvent:
     """One tensor that held NaN or Inf: the pass, the module, which tensor, and the counts."""
 
-    phase: str  # "forward" or "backward"
+    phase: str  # "forward", "loss" (the tensor backward() started from) or "backward"
     module: str  # qualified module name; "" is the model itself
     tensor: str  # "output", "output[1]", "input[0]", "grad input[0]", "grad weight", ...
     nan: int | None  # None: unknown (the gradient was not kept), at least one NaN or Inf
@@ -39,6 +39,8 @@ class NonFiniteEvent:
     @property
     def where(self) -> str:
         """A readable location, e.g. "backward #1: grad input[0] of 'act'"."""
+        if self.phase == "loss":
+            return f"loss #{self.pass_index}: the tensor backward() started from, computed after the model"
         name = repr(self.module) if self.module else "the model"
         return f"{self.phase} #{self.pass_index}: {self.tensor} of {name}"
 
@@ -180,6 +182,7 @@ class NonFiniteWatch:
         self._last_done = ""  # the module whose forward finished last
         self.compiled = False  # whether compiled code was found and runs eagerly under the watch
         self._eager: contextlib.ExitStack | None = None  # eager mode and warning filter, while active
+        self._autograd_backward: Callable[..., Any] | None = None  # the one replaced while active
         self._pending: list[_Pending] = []
         self._passes = {"forward": 0, "backward": 0}
         self._in_pass = {"forward": False, "backward": False}
@@ -209,7 +212,7 @@ class NonFiniteWatch:
         after: str | None = None,
     ) -> None:
         """Queue t's flag for the next read; recount finds t again then, for exact counts."""
-        index = self._start(phase)
+        index = self._start("forward" if phase == "loss" else phase)
         if self.raise_on_first:
             with torch.no_grad():
                 nan, inf = (int(v) for v in count_nonfinite(t).tolist())
@@ -328,6 +331,21 @@ class NonFiniteWatch:
 
         return hook
 
+    def _on_backward(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        """torch.autograd.backward (loss.backward() calls it), flagging the tensors it starts from: a NaN
+        born in the loss, after every module's output was finite, is seen there."""
+
+        def backward(tensors: Any, *args: Any, **kwargs: Any) -> Any:
+            roots = [tensors] if isinstance(tensors, torch.Tensor) else tensors
+            for t in roots if isinstance(roots, (list, tuple)) else ():
+                if _checkable(t) and self._passes["forward"]:
+                    self._in_pass["forward"] = True  # the loss belongs to the forward pass before it
+                    self._record("loss", "", "loss", t, _keeper(t))
+                    self._in_pass["forward"] = False
+            return original(tensors, *args, **kwargs)
+
+        return backward
+
     def _end_forward(self) -> None:
         self._in_pass["forward"] = False
         self._outputs.clear()
@@ -405,6 +423,8 @@ class NonFiniteWatch:
                 module_name, _, pname = qualified.rpartition(".")
                 self._handles.append(p.register_hook(self._param_hook(module_name, f"grad {pname}", p)))
         self.compiled = self._given_compiled or compiled
+        self._autograd_backward = torch.autograd.backward
+        torch.autograd.backward = self._on_backward(self._autograd_backward)
         self._eager = contextlib.ExitStack()
         self._eager.enter_context(run_eagerly())
         self._eager.enter_context(_wrapper_calls_ignored())
@@ -419,6 +439,8 @@ class NonFiniteWatch:
         for handle in self._handles + self._tensor_handles:
             handle.remove()
         self._handles, self._tensor_handles = [], []
+        if self._autograd_backward is not None:
+            torch.autograd.backward, self._autograd_backward = self._autograd_backward, None
         if self._eager is not None:
             self._eager.__exit__(None, None, None)
             self._eager = None

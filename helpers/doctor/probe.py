@@ -17,6 +17,7 @@ from helpers.doctor.nonfinite import NonFiniteWatch
 from helpers.doctor.raised import RaisedAt, locate_error
 from helpers.doctor.state import TrainingState, _fingerprint
 from helpers.doctor.steplog import OptimizerStep, StepLog
+from helpers.doctor.trace import StepTrace
 from helpers.graph import backward_nodes
 from helpers.parameters import moved_elements
 
@@ -86,6 +87,7 @@ class StepEvidence:
     checkpointed: dict[str, str] = field(default_factory=dict)  # module -> where a checkpoint ran it
     cleared_at_step: list[str] = field(default_factory=list)  # got gradients, but .grad was None at step()
     used: dict[str, float] = field(default_factory=dict)  # parameter -> max |.grad| an optimizer.step() used
+    trace: StepTrace | None = None  # clip calls, loss calls, eval-mode modules, warnings (trace.py)
 
     @property
     def skipped_by_scaler(self) -> bool:
@@ -266,10 +268,11 @@ def run_probed_step(
     probe = _Probe(model, optimizer, state)
     watch = NonFiniteWatch(model)
     log = StepLog(model, optimizer, state, train_step)
-    probe.evidence.watch = watch
+    trace = StepTrace(model)
+    probe.evidence.watch, probe.evidence.trace = watch, trace
     if scaler is not None:
         probe.evidence.scale = scaler.get_scale()
-    with probe, watch, log:
+    with trace, probe, watch, log:
         try:
             result = train_step()
             # a step may return (loss, outputs, ...): the loss comes first

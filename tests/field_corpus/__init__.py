@@ -9,10 +9,13 @@ from field_corpus.case import Case, Setup
 from field_corpus.cases_functions import CASES as FUNCTIONS
 from field_corpus.cases_graph import CASES as GRAPH
 from field_corpus.cases_loop import CASES as LOOP
+from field_corpus.cases_loss import CASES as LOSS
 from field_corpus.cases_nan import CASES as NAN
+from field_corpus.cases_order import CASES as ORDER
 from field_corpus.cases_precision import CASES as PRECISION
+from field_corpus.cases_structure import CASES as STRUCTURE
 from field_corpus.cases_wrappers import CASES as WRAPPERS
 
-CASES: tuple[Case, ...] = GRAPH + LOOP + FUNCTIONS + PRECISION + NAN + WRAPPERS
+CASES: tuple[Case, ...] = GRAPH + LOOP + FUNCTIONS + PRECISION + NAN + WRAPPERS + ORDER + LOSS + STRUCTURE
 
 __all__ = ["CASES", "Case", "Setup"]

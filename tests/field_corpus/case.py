@@ -42,6 +42,10 @@ class Case:
     names: tuple[str, ...]  # what the finding must name (module, parameter, Function, call)
     build: Callable[[], Setup]
     tool: str = "diagnose"
+    # what the toolkit said the first time it ran on this case, recorded as is before any change made
+    # for it: "named", "in part" (this stage, without naming the cause), "wrong stage" (another finding)
+    # or "OK"; "" where it was not recorded
+    first_run: str = ""
 
     def __repr__(self) -> str:
         return f"Case({self.key}: {self.stage.name}, names {self.names})"

@@ -1,0 +1,46 @@
+"""Modules left in eval mode during a training step: dropout off, BatchNorm normalising with (and no
+longer updating) its running statistics, while the step trains the parameters around them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from torch import nn
+
+from helpers.doctor.findings import names_text
+from helpers.doctor.intended import how_to_mark, is_intended
+
+__all__ = ["eval_lines"]
+
+
+def _trains_around(model: nn.Module, name: str, trainable: set[str]) -> bool:
+    """Whether the step trains this module's own parameters or, for one without (dropout), its
+    parent's: a frozen backbone's BatchNorm and dropout in eval mode are not a finding."""
+    if name == "the model":
+        return bool(trainable)
+    own = next(model.get_submodule(name).parameters(recurse=False), None) is not None
+    scope = name if own else name.rpartition(".")[0]
+    return any(p.startswith(scope + ".") for p in trainable) if scope else bool(trainable)
+
+
+def eval_lines(
+    ran: dict[str, str], model: nn.Module, trainable: Iterable[str], intended: Iterable[str]
+) -> tuple[list[str], list[str], str] | None:
+    """(evidence, names, advice) for mode-dependent modules that ran in eval mode in a training step."""
+    trainable = set(trainable)
+    names = [n for n in ran if not is_intended(n, intended) and _trains_around(model, n, trainable)]
+    if not names:
+        return None
+    shown = names_text([f"{n} ({ran[n]})" for n in names])
+    lines = [
+        f"grad mode was on, but {shown} ran in eval mode (module.training is False) during this training "
+        "step: dropout drops nothing and BatchNorm normalises with its running statistics, which it no "
+        "longer updates",
+        f"the model's own training flag is {model.training}: a model.eval() (a validation run) was not "
+        "followed by model.train()",
+    ]
+    advice = (
+        "Call model.train() at the start of every training step (or after each validation run), and "
+        f"model.eval() only around validation; {how_to_mark(names)} (BatchNorm frozen on purpose)."
+    )
+    return lines, names, advice

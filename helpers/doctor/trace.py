@@ -1,0 +1,162 @@
+"""What one step did, in order, beyond what the probe's hooks see: each backward() and
+optimizer.step(), each gradient clipping call of torch.nn.utils (what it received, whether an
+optimizer.step() had already used the gradients), the loss functions and constant terms
+(loss_calls.py), the modules whose behaviour eval() changes that ran in eval mode, the modules outside
+the model that ran with parameters that require grad, and the warnings the step raised.
+
+Everything is replaced or hooked for the step only and put back when it ends.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import nn
+from torch.nn.modules.module import register_module_forward_pre_hook
+
+from helpers.doctor.buffer_weights import WeightUses
+from helpers.doctor.loss_calls import LossCalls, user_line
+
+__all__ = ["MODE_DEPENDENT", "ClipCall", "StepTrace", "StepWarning"]
+
+_optim = importlib.import_module("torch.optim.optimizer")
+_clip_module = importlib.import_module("torch.nn.utils.clip_grad")
+_CLIPS = ("clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_")
+# modules whose forward differs between train() and eval() (and RNNs with dropout between layers)
+MODE_DEPENDENT = (
+    nn.modules.dropout._DropoutNd,
+    nn.modules.batchnorm._BatchNorm,
+    nn.modules.instancenorm._InstanceNorm,
+    nn.RReLU,
+)
+
+
+@dataclass(frozen=True)
+class ClipCall:
+    """One gradient clipping call: what it received and where in the step it ran."""
+
+    function: str
+    received: int  # tensors it was given
+    with_grad: int  # of those, how many held a .grad
+    after_step: bool  # an optimizer.step() ran after the last backward, before this call
+    where: str
+
+    def __repr__(self) -> str:
+        return f"ClipCall({self.function}, {self.received} tensors, after_step={self.after_step})"
+
+
+@dataclass(frozen=True)
+class StepWarning:
+    """A warning the step raised."""
+
+    category: str
+    message: str
+    where: str
+
+    def __repr__(self) -> str:
+        return f"StepWarning({self.category}: {self.message[:60]})"
+
+
+@dataclass
+class StepTrace:
+    """Records one step (see the module's docstring); `.order` lists "backward" and "step" as they ran."""
+
+    model: nn.Module
+    order: list[str] = field(default_factory=list)
+    clips: list[ClipCall] = field(default_factory=list)
+    losses: LossCalls = field(default_factory=LossCalls)
+    weights: WeightUses = field(default_factory=WeightUses)  # tensors without grad used as weights
+    eval_modules: dict[str, str] = field(default_factory=dict)  # name -> class, ran in eval mode
+    outside: dict[int, str] = field(default_factory=dict)  # id(parameter) -> its module outside the model
+    warnings: list[StepWarning] = field(default_factory=list)
+    _saved: list[tuple[Any, str, Any]] = field(default_factory=list)
+    _handles: list[Any] = field(default_factory=list)
+    _records: list[Any] | None = None
+    _catcher: Any = None
+    _clipping: bool = False
+
+    def _clip(self, name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        def clip(*args: Any, **kwargs: Any) -> Any:
+            if self._clipping:  # clip_grad_norm_ calling clip_grads_with_norm_: one call
+                return original(*args, **kwargs)
+            given = kwargs.pop("parameters") if "parameters" in kwargs else args[0]
+            params = [given] if isinstance(given, torch.Tensor) else list(given)
+            after = "step" in self.order and self.order[-1] == "step"
+            with_grad = sum(1 for p in params if getattr(p, "grad", None) is not None)
+            self.clips.append(ClipCall(name, len(params), with_grad, after, user_line()))
+            self._clipping = True
+            try:
+                return original(params, *args[1:], **kwargs)
+            finally:
+                self._clipping = False
+
+        return clip
+
+    def _backward(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        def backward(*args: Any, **kwargs: Any) -> Any:
+            self.order.append("backward")
+            return original(*args, **kwargs)
+
+        return backward
+
+    def _on_step(self, optimizer: torch.optim.Optimizer, args: tuple, kwargs: dict) -> None:
+        self.order.append("step")
+
+    def _on_forward(self, module: nn.Module, args: tuple) -> None:
+        if not torch.is_grad_enabled():
+            return
+        name = self._names.get(id(module))
+        if name is None:
+            for p in module.parameters(recurse=False):
+                if p.requires_grad and id(p) not in self.outside:
+                    self.outside[id(p)] = repr(module).split("\n")[0]
+        elif not module.training and (
+            isinstance(module, MODE_DEPENDENT) or (isinstance(module, nn.RNNBase) and module.dropout > 0)
+        ):
+            self.eval_modules.setdefault(name or "the model", type(module).__name__)
+
+    def _replace(self, owner: Any, names: Iterable[str], make: Callable[[str, Any], Any]) -> None:
+        for name in names:
+            original = getattr(owner, name)
+            self._saved.append((owner, name, original))
+            setattr(owner, name, make(name, original))
+
+    def __enter__(self) -> StepTrace:
+        self._names = {id(m): n for n, m in self.model.named_modules()}
+        self._catcher = warnings.catch_warnings(record=True)
+        self._records = self._catcher.__enter__()
+        self._replace(torch.nn.utils, _CLIPS, self._clip)
+        inner = ("clip_grad_norm_", "clip_grad_value_", "_clip_grads_with_norm_")  # as clip_grad names them
+        self._replace(_clip_module, inner, lambda name, original: getattr(torch.nn.utils, name.lstrip("_")))
+        self._replace(torch.autograd, ("backward",), lambda name, original: self._backward(original))
+        self.losses.__enter__()
+        self.weights.__enter__()
+        self._handles = [
+            _optim.register_optimizer_step_pre_hook(self._on_step),
+            register_module_forward_pre_hook(self._on_forward),
+        ]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self.weights.__exit__()
+        self.losses.__exit__()
+        for owner, name, original in reversed(self._saved):
+            setattr(owner, name, original)
+        self._saved.clear()
+        if self._catcher is not None:
+            self._catcher.__exit__(None, None, None)
+            self.warnings = [
+                StepWarning(w.category.__name__, str(w.message), f"{w.filename}:{w.lineno}")
+                for w in self._records or []
+            ]
+            self._catcher = None
+
+    def __repr__(self) -> str:
+        return f"StepTrace({self.order}, {len(self.clips)} clip calls, {len(self.warnings)} warnings)"
