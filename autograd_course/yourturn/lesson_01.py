@@ -4,26 +4,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from autograd_course.yourturn.choice import strings_of
-from autograd_course.yourturn.engine import Activity, correct, incorrect
+from autograd_course.yourturn.choice import offering, set_verdict, strings_of
+from autograd_course.yourturn.engine import Activity, incorrect
 
 __all__ = ["ACTIVITIES"]
 
 RECORDED = {"a", "c"}  # y * 1 and torch.stack keep the record; detach and tensor(item()) cut it
+WHY_RECORDED = {
+    "a": "y * 1 is an ordinary operation on a recorded tensor, so it is recorded",
+    "b": "detach() returns the same values with no history and requires_grad=False",
+    "c": "indexing and torch.stack are ordinary operations, so they are recorded",
+    "d": ".item() gives a Python number, and a tensor built from numbers is a new leaf with no history",
+}
+WHY_GRAD = {
+    "features": "requires_grad_() made it a new leaf, and backward fills a leaf's .grad",
+    "encoder.weight": "the encoder ran under no_grad, so nothing recorded connects it to the loss",
+    "encoder.bias": "the encoder ran under no_grad, so nothing recorded connects it to the loss",
+    "classifier.weight": "the classifier ran with grad mode on, and the loss comes from its output",
+    "classifier.bias": "the classifier ran with grad mode on, and the loss comes from its output",
+}
 
 
+@offering(lambda: RECORDED | set(WHY_RECORDED))
 def _check_recorded(still_recorded: Any) -> tuple:
     given = strings_of(still_recorded)
-    if given is None:
-        return incorrect(f"expected a set of letters such as {{'a'}}, got {still_recorded!r}")
-    if given == RECORDED:
-        return correct(
-            "y * 1 and torch.stack stay in the record; detach() and rebuilding from .item() cut it."
+    if given is None or not given <= WHY_RECORDED.keys():
+        return incorrect(
+            f"expected a set of letters among a, b, c, d such as {{'a'}}, got {still_recorded!r}"
         )
-    wrong = sorted(given - RECORDED)
-    missed = sorted(RECORDED - given)
-    parts = [f"{n} does not require grad" for n in wrong] + [f"{n} is still recorded" for n in missed]
-    return incorrect(f"you chose {sorted(given)}: " + "; ".join(parts))
+    return set_verdict(given, RECORDED, WHY_RECORDED, "require grad")
 
 
 def _reached_by_backward(model: Any, inputs: Any, labels: Any) -> set[str]:
@@ -42,8 +51,13 @@ def _reached_by_backward(model: Any, inputs: Any, labels: Any) -> set[str]:
     return {name for name, t in named.items() if t.grad is not None}
 
 
+def _option_names(model: Any, *_: Any) -> set[str]:
+    return {"features", *(n for n, _ in model.named_parameters())}
+
+
+@offering(_option_names)
 def _check_gets_grad(gets_grad: Any, model: Any, inputs: Any, labels: Any) -> tuple:
-    names = {"features", *(n for n, _ in model.named_parameters())}
+    names = _option_names(model)
     given = strings_of(gets_grad)
     if given is None:
         return incorrect(f"expected a set of names such as {{'features'}}, got {gets_grad!r}")
@@ -51,13 +65,7 @@ def _check_gets_grad(gets_grad: Any, model: Any, inputs: Any, labels: Any) -> tu
     if unknown:
         return incorrect(f"{unknown} are not among the names {sorted(names)}")
     right = _reached_by_backward(model, inputs, labels)
-    if given == right:
-        return correct(
-            "requires_grad_() makes features a new leaf: backward stops there; the encoder is still cut off."
-        )
-    wrong = [f"{n} gets no gradient" for n in sorted(given - right)]
-    missed = [f"{n} gets one" for n in sorted(right - given)]
-    return incorrect(f"you chose {sorted(given)}: " + "; ".join(wrong + missed))
+    return set_verdict(given, right, {n: WHY_GRAD[n] for n in names if n in WHY_GRAD}, "hold a gradient")
 
 
 ACTIVITIES = (

@@ -49,7 +49,15 @@ def _breaking_snippets() -> dict[str, bool]:
     return breaks
 
 
-_check_breaks = which_ones(_breaking_snippets, "make backward raise")
+WHY_042 = {
+    "a": "multiplying by the constant 3 saves nothing of its output, so add_"
+    " overwrites nothing backward reads",
+    "b": "exp saves its output, its own derivative, and mul_ overwrites that saved tensor",
+    "c": "x**2 saves its input x, not its output, so add_ overwrites nothing backward reads",
+    "d": "tanh saves its output for 1 - tanh², and even add_(0) is a write that bumps the version",
+    "e": "relu saves its output to know where it was positive, and mul_ overwrites it",
+}
+_check_breaks = which_ones(_breaking_snippets, "make backward raise", WHY_042)
 
 
 LARGEST_SAVED = (

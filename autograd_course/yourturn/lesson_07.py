@@ -63,7 +63,16 @@ def _finite_roots() -> dict[str, bool]:
     return finite
 
 
-_check_finite_roots = which_ones(_finite_roots, "give a finite gradient everywhere")
+WHY_072 = {
+    "a": "the mask multiplies v before sqrt, so sqrt still sees 0, and its infinite slope times the mask's 0"
+    " is NaN",
+    "b": "sqrt(|v|) still sees 0 and has an infinite slope there; the mask's 0 after it makes 0 × inf = NaN",
+    "c": "clamp feeds sqrt at least 1e-12, where the slope is large but finite, and sends 0 to the clamped"
+    " entries",
+    "d": "where selects: the entries it replaced get exactly 0, and sqrt's infinite slope"
+    " is never multiplied",
+}
+_check_finite_roots = which_ones(_finite_roots, "give a finite gradient everywhere", WHY_072)
 
 
 ACTIVITIES = (

@@ -102,7 +102,14 @@ def _refused_losses() -> dict[str, bool]:
     return refused
 
 
-_check_refused = which_ones(_refused_losses, "make vmap(grad(loss)) raise")
+WHY_083 = {
+    "a": "random numbers inside vmap need randomness='same' or 'different'; the default 'error' refuses them",
+    "b": "randomness='same' allows random numbers: one draw shared by the whole batch",
+    "c": "clamp is a tensor operation, batched like any other",
+    "d": "float(...) asks for one Python number, and under vmap the tensor holds one per sample",
+    "e": "torch.where is a tensor operation: it picks per sample without asking Python for a number",
+}
+_check_refused = which_ones(_refused_losses, "make vmap(grad(loss)) raise", WHY_083)
 
 
 ACTIVITIES = (

@@ -53,7 +53,15 @@ def _differentiable_again() -> dict[str, bool]:
     return again
 
 
-_check_again = which_ones(_differentiable_again, "can be differentiated again")
+WHY_112 = {
+    "a": "create_graph=True records the backward pass, and 3x² depends on x, so it has a grad_fn",
+    "b": "retain_graph keeps the forward's record alive but does not record the backward pass: no grad_fn",
+    "c": "create_graph=True records the backward pass, and cos(x) depends on x, so it has a grad_fn",
+    "d": "detach() drops the record create_graph=True made",
+}
+_check_again = which_ones(
+    _differentiable_again, "give a derivative that can be differentiated again", WHY_112
+)
 
 
 ACTIVITIES = (
