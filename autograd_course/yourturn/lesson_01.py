@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograd_course.yourturn.choice import offering, set_verdict, strings_of
-from autograd_course.yourturn.engine import Activity, incorrect
+from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
 
@@ -68,6 +68,47 @@ def _check_gets_grad(gets_grad: Any, model: Any, inputs: Any, labels: Any) -> tu
     return set_verdict(given, right, {n: WHY_GRAD[n] for n in names if n in WHY_GRAD}, "hold a gradient")
 
 
+def _l1_steps(step: Any, penalty: float) -> Any:
+    """A small model after two calls of `step` (or of the reference step with this L1 weight)."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    for _ in range(2):
+        if step is None:
+            optimizer.zero_grad()
+            l1 = sum(p.abs().sum() for p in model.parameters())
+            (((model(x) - y) ** 2).mean() + penalty * l1).backward()
+            optimizer.step()
+        else:
+            step(model, optimizer, x, y)
+    return torch.cat([p.detach().flatten() for p in model.parameters()])
+
+
+def _check_l1_step(fixed_l1_step: Any) -> tuple:
+    import torch
+
+    if not callable(fixed_l1_step):
+        return incorrect(f"expected fixed_l1_step to be a function, got {type(fixed_l1_step).__name__}")
+    got = _l1_steps(fixed_l1_step, 0.0)
+    if torch.allclose(got, _l1_steps(None, 0.01), atol=1e-6):
+        return correct(
+            "the penalty is now computed from the parameters, so its gradient 0.01·sign(p) moves them."
+        )
+    if torch.allclose(got, _l1_steps(None, 0.0), atol=1e-6):
+        return incorrect(
+            "the parameters moved exactly as without the penalty: it adds to the loss's value but nothing"
+            " connects it to the parameters"
+        )
+    return incorrect(
+        "after two calls the parameters are not those of SGD on the MSE plus 0.01 × the L1 norm of every"
+        " parameter, one zero_grad, backward and step per call"
+    )
+
+
 ACTIVITIES = (
     Activity(
         id="01.1",
@@ -91,5 +132,23 @@ ACTIVITIES = (
             "detach() and .item() both leave the record; torch.stack is an ordinary operation.",
         ),
         solution='still_recorded = {"a", "c"}',
+    ),
+    Activity(
+        id="01.3",
+        task="Fix an L1-penalty step whose penalty trains nothing, as fixed_l1_step(model, optimizer, x, y).",
+        names=("fixed_l1_step",),
+        check=_check_l1_step,
+        hints=(
+            "Is the penalty in the record? Look at what it is built from.",
+            "Sum the parameters' absolute values as tensors: no .item(), no torch.tensor(numbers).",
+        ),
+        solution=(
+            "def fixed_l1_step(model, optimizer, x, y):\n"
+            "    optimizer.zero_grad()\n"
+            "    loss = ((model(x) - y) ** 2).mean()\n"
+            "    l1 = sum(p.abs().sum() for p in model.parameters())\n"
+            "    (loss + 0.01 * l1).backward()\n"
+            "    optimizer.step()"
+        ),
     ),
 )

@@ -28,3 +28,32 @@ TABLE["11.2"] = {
         "print(torch.autograd.grad(first.sum(), x2))",
     ],
 }
+
+TABLE["11.3"] = {
+    "right": [
+        "def hvp(f, w, v):\n"
+        "    g = torch.autograd.grad(f(w), w, create_graph=True)[0]\n"
+        "    return torch.autograd.grad(g, w, grad_outputs=v)[0]\n",
+        "def hvp(f, w, v):\n    return torch.func.jvp(torch.func.grad(f), (w.detach(),), (v,))[1]\n",
+        "def hvp(f, w, v):\n    return torch.autograd.functional.hvp(f, w.detach(), v)[1]\n",
+    ],
+    "wrong": [
+        "def hvp(f, w, v):\n"
+        "    g = torch.autograd.grad(f(w), w, retain_graph=True)[0]\n"
+        "    return torch.autograd.grad(g @ v, w)[0]\n",
+        "def hvp(f, w, v):\n"
+        "    g = torch.autograd.grad(f(w), w, create_graph=True)[0]\n"
+        "    return torch.autograd.grad(g.sum(), w)[0]\n",
+        "def hvp(f, w, v):\n    return torch.autograd.grad(f(w), w)[0] * v\n",
+        "def hvp(f, w, v):\n"
+        "    f(w).backward(create_graph=True)\n"
+        "    return torch.autograd.grad(w.grad @ v, w)[0]\n",
+        "def hvp(f, w, v):\n    return torch.autograd.grad(f(w), w)[0]\n",
+    ],
+    "with_extra_lines": [
+        "def hvp(f, w, v):\n"
+        "    (g,) = torch.autograd.grad(f(w), w, create_graph=True)\n"
+        "    print('gradient', g.detach())\n"
+        "    return torch.autograd.grad(g @ v, w)[0]\n"
+    ],
+}
