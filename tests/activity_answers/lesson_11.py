@@ -34,7 +34,8 @@ TABLE["11.3"] = {
         "def hvp(func, w, vec):\n"
         "    g = torch.autograd.grad(func(w), w, create_graph=True)[0]\n"
         "    return torch.autograd.grad(g, w, grad_outputs=vec)[0]\n",
-        "def hvp(func, w, vec):\n    return torch.func.jvp(torch.func.grad(func), (w.detach(),), (vec,))[1]\n",
+        "def hvp(func, w, vec):\n"
+        "    return torch.func.jvp(torch.func.grad(func), (w.detach(),), (vec,))[1]\n",
         "def hvp(func, w, vec):\n    return torch.autograd.functional.hvp(func, w.detach(), vec)[1]\n",
     ],
     "wrong": [
