@@ -89,7 +89,7 @@ def test_solution_shows_the_declared_code(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_an_unknown_task_names_the_ones_that_exist() -> None:
-    with pytest.raises(AttributeError, match="lesson 00 has activities q1, q2; there is no 'q9'"):
+    with pytest.raises(AttributeError, match="lesson 00 has activities q1, q2, q3; there is no 'q9'"):
         your_turn("00", {}).q9  # noqa: B018
 
 

@@ -54,16 +54,35 @@ def _truth_b_d() -> dict[str, bool]:
     return {"a": False, "b": True, "c": False, "d": True}
 
 
-def test_which_ones_judges_a_wrong_answer_by_what_was_missed() -> None:
+def test_which_ones_counts_the_left_out_right_options_without_naming_them() -> None:
     outcome, message = which_ones(_truth_b_d, "raise")({"b"})
     assert outcome is Outcome.INCORRECT
-    assert message == "you chose ['b']; missed: d (the right ones raise)"
+    assert message == "all you chose are right, but 1 right option is missing"
 
 
-def test_which_ones_names_an_extra_letter_as_chosen_but_wrong() -> None:
-    outcome, message = which_ones(_truth_b_d, "raise")({"b", "d", "a"})
+def test_which_ones_explains_a_wrong_choice_by_its_own_reason() -> None:
+    why = {"a": "a sum saves nothing", "c": "c is constant"}
+    outcome, message = which_ones(_truth_b_d, "raise", why)({"a", "c"})
     assert outcome is Outcome.INCORRECT
-    assert message == "you chose ['a', 'b', 'd']; chosen but wrong: a (the right ones raise)"
+    assert message == (
+        "(a) does not raise: a sum saves nothing; (c) does not raise: c is constant;"
+        " 2 right options are missing"
+    )
+    assert which_ones(_truth_b_d, "raise")({"a", "b", "d"}) == (Outcome.INCORRECT, "(a) does not raise")
+
+
+def test_which_ones_gives_every_reason_with_the_correct_answer() -> None:
+    why = {"a": "saves nothing", "b": "saves x", "c": "is constant", "d": "saves its output"}
+    assert which_ones(_truth_b_d, "raise", why)({"b", "d"}) == (
+        Outcome.CORRECT,
+        "(b), (d): exactly the ones that raise. (a) saves nothing; (b) saves x; (c) is constant;"
+        " (d) saves its output.",
+    )
+
+
+def test_choice_checks_say_what_they_offer() -> None:
+    assert which_ones(_truth_b_d, "raise").options() == ["a", "b", "c", "d"]
+    assert one_reason("b", {"b": "yes", "a": "no"}).options() == ["a", "b"]
 
 
 @pytest.mark.parametrize("answer", [{"e"}, {"b", "d", "e"}, "bz", 3, ["bd"], None, {"b": True}])
@@ -77,7 +96,7 @@ def test_which_ones_rejects_letters_outside_the_options_and_malformed_answers(an
 def test_which_ones_accepts_the_right_set_written_any_way(answer: object) -> None:
     assert which_ones(_truth_b_d, "raise")(answer) == (
         Outcome.CORRECT,
-        "b, d: exactly the ones that raise.",
+        "(b), (d): exactly the ones that raise.",
     )
 
 

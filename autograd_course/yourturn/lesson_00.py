@@ -48,6 +48,44 @@ def _check_fixed_leaf(fixed_w: Any) -> tuple:
     )
 
 
+def _records() -> list:
+    """(name, tensor, how many distinct backward nodes it has) for five records, one with a diamond."""
+    import torch
+
+    x = torch.tensor([2.0], requires_grad=True)
+    w = torch.tensor([1.0, -1.0], requires_grad=True)
+    y = x * 2
+    chain = (x * 3) ** 2  # PowBackward0, MulBackward0
+    diamond = y * y + y  # y's MulBackward0 is reached by three paths
+    two_leaves = (w * x).sum().exp()  # ExpBackward0, SumBackward0, MulBackward0
+    branches = (
+        x * 2 + (x + 1).exp()
+    )  # two branches: AddBackward0 over MulBackward0 and ExpBackward0, AddBackward0
+    return [
+        ("(x * 3) ** 2", chain, 2),
+        ("y * y + y with y = x * 2", diamond, 3),
+        ("(w * x).sum().exp()", two_leaves, 3),
+        ("x * 2 + (x + 1).exp()", branches, 4),
+        ("a tensor with no record", torch.ones(2), 0),
+    ]
+
+
+def _check_count_ops(count_ops: Any) -> tuple:
+    if not callable(count_ops):
+        return incorrect(f"expected count_ops to be a function, got {type(count_ops).__name__}")
+    for name, t, expected in _records():
+        got = count_ops(t)
+        if got == expected:
+            continue
+        if isinstance(got, int) and got > expected and name.startswith("y * y"):
+            return incorrect(
+                f"{name}: you counted {got}; a node reached by several paths is still one node: remember the"
+                " ones you have seen"
+            )
+        return incorrect(f"{name}: you counted {got!r}, the record holds {expected} operations")
+    return correct("every node counted once, leaves' AccumulateGrad left out, and no record counts 0.")
+
+
 ACTIVITIES = (
     Activity(
         id="00.1",
@@ -71,5 +109,26 @@ ACTIVITIES = (
             "d(x³)/dx = 3x². Evaluate it at x = 2.",
         ),
         solution="predicted_grad = 12.0",
+    ),
+    Activity(
+        id="00.3",
+        task="Write count_ops(t): the number of operations in the record behind t, each node counted once.",
+        names=("count_ops",),
+        check=_check_count_ops,
+        hints=(
+            "Start at t.grad_fn and follow next_functions, as walk() does; a leaf's node is AccumulateGrad.",
+            "walk() visits a node once per path. Keep a set of the nodes seen and skip those already in it.",
+        ),
+        solution=(
+            "def count_ops(t):\n"
+            "    seen, todo = set(), [t.grad_fn]\n"
+            "    while todo:\n"
+            "        fn = todo.pop()\n"
+            "        if fn is None or fn in seen or hasattr(fn, 'variable'):\n"
+            "            continue\n"
+            "        seen.add(fn)\n"
+            "        todo.extend(child for child, _ in fn.next_functions)\n"
+            "    return len(seen)"
+        ),
     ),
 )

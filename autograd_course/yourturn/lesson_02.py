@@ -55,8 +55,8 @@ def _full_batch_grad(model: Any, inputs: Any, targets: Any) -> Any:
 _check_reset_each_chunk = one_reason(
     "b",
     {
-        "a": "that is what the loop meant; but zero_grad runs before every chunk's backward, so the first"
-        " three chunks' gradients are erased before step() reads .grad",
+        "a": "that is what the loop meant, but it is not what it does: follow .grad through the four"
+        " iterations and ask what each zero_grad() finds there",
         "b": "zero_grad before each chunk erases the three before it; step() sees only the last chunk's"
         " gradient, scaled by the 1/4 meant for a sum of four",
         "c": "a sum needs .grad to accumulate across the four backward calls; zero_grad runs before each one",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autograd_course.yourturn.choice import strings_of
+from autograd_course.yourturn.choice import offering, set_verdict, strings_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -38,6 +38,7 @@ def _raises_second_time(loss_of: Any) -> bool:
     return False
 
 
+@offering(lambda: SECOND_BACKWARD)
 def _check_raising(raising: Any) -> tuple:
     names = strings_of(raising)
     if names is None:
@@ -46,15 +47,7 @@ def _check_raising(raising: Any) -> tuple:
     if given - set(SECOND_BACKWARD):
         return incorrect(f"choose among a, b, c, d; you gave {sorted(given - set(SECOND_BACKWARD))}")
     actual = {name for name, loss_of in SECOND_BACKWARD.items() if _raises_second_time(loss_of)}
-    if given == actual:
-        return correct(
-            f"{', '.join(sorted(actual))}: an operation raises on a second pass when its derivative needed a "
-            "saved tensor (an input, an output or a factor), which the first pass freed."
-        )
-    wrong = sorted(given ^ actual)
-    return incorrect(
-        "; ".join(f"{n} {'raises' if n in actual else 'does not raise'} ({WHY[n]})" for n in wrong)
-    )
+    return set_verdict(given, actual, WHY, "raise on a second backward()")
 
 
 def _sizes_every_other(recur: Any, sequence: Any, wanted: Any) -> list[int]:

@@ -49,7 +49,15 @@ def _breaking_snippets() -> dict[str, bool]:
     return breaks
 
 
-_check_breaks = which_ones(_breaking_snippets, "make backward raise")
+WHY_042 = {
+    "a": "multiplying by the constant 3 saves nothing of its output, so add_"
+    " overwrites nothing backward reads",
+    "b": "exp saves its output, its own derivative, and mul_ overwrites that saved tensor",
+    "c": "x**2 saves its input x, not its output, so add_ overwrites nothing backward reads",
+    "d": "tanh saves its output for 1 - tanh², and even add_(0) is a write that bumps the version",
+    "e": "relu saves its output to know where it was positive, and mul_ overwrites it",
+}
+_check_breaks = which_ones(_breaking_snippets, "make backward raise", WHY_042)
 
 
 LARGEST_SAVED = (
@@ -81,6 +89,42 @@ def _check_largest(largest_saved: Any) -> tuple:
     return incorrect(
         f"you gave {shape}; measure it: saved_for_backward(probe, lambda: probe(torch.randn(128, 16)).sum())"
     )
+
+
+def _block_reference() -> tuple:
+    """(x, w0, value, w's gradient) of tanh(x @ w) with its first column dropped, computed out of place."""
+    import torch
+
+    gen = torch.Generator().manual_seed(0)
+    x, w0 = torch.randn(5, 3, generator=gen), torch.randn(3, 4, generator=gen)
+    w = w0.clone().requires_grad_()
+    value = torch.tanh(x @ w)[:, 1:].sum()
+    value.backward()
+    return x, w0, value.detach(), w.grad
+
+
+def _check_fixed_block(fixed_block: Any) -> tuple:
+    import torch
+
+    if not callable(fixed_block):
+        return incorrect(f"expected fixed_block to be a function, got {type(fixed_block).__name__}")
+    x, w0, value, grad = _block_reference()
+    w = w0.clone().requires_grad_()
+    out = fixed_block(x, w)
+    if not isinstance(out, torch.Tensor) or out.numel() != 1:
+        return incorrect(f"expected a one-element tensor, the block's sum; got {out!r}")
+    try:
+        out.backward()
+    except RuntimeError as error:
+        return incorrect(f"backward raises: {str(error).splitlines()[0][:120]}")
+    if not torch.allclose(out.detach(), value, atol=1e-6):
+        return incorrect(f"the block's value should stay {value.item():.4f}, got {out.item():.4f}")
+    if w.grad is None or not torch.allclose(w.grad, grad, atol=1e-6):
+        return incorrect(
+            "backward runs, but w.grad is not the gradient of the block: autograd did not see the first"
+            " column dropped"
+        )
+    return correct("tanh's saved output is left as it was, and the dropped column is part of the record.")
 
 
 ACTIVITIES = (
@@ -123,6 +167,20 @@ ACTIVITIES = (
             ")\n"
             "_, saved = saved_for_backward(probe, lambda: probe(torch.randn(128, 16)).sum())\n"
             "largest_saved = saved[0][0]"
+        ),
+    ),
+    Activity(
+        id="04.4",
+        task="Fix block(x, w), whose index assignment makes backward raise, as fixed_block(x, w).",
+        names=("fixed_block",),
+        check=_check_fixed_block,
+        hints=(
+            "Which operation saved the tensor that h[:, 0] = 0 overwrites?",
+            "tanh saves its output. Write into a copy (h.clone()), or drop the column without writing:"
+            " a mask, or h[:, 1:].",
+        ),
+        solution=(
+            "def fixed_block(x, w):\n    h = torch.tanh(x @ w).clone()\n    h[:, 0] = 0\n    return h.sum()"
         ),
     ),
 )

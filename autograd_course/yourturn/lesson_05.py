@@ -64,6 +64,49 @@ def _check_fixed_evaluate(fixed_evaluate: Any) -> tuple:
     return correct("nothing is recorded inside, and every caller gets back the grad mode it had.")
 
 
+def _validation_setup() -> tuple:
+    """A model with dropout and BatchNorm, three batches, and what validation must return for them."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Dropout(0.5), nn.Linear(8, 1))
+    batches = [(torch.randn(6, 4), torch.randn(6, 1)) for _ in range(3)]
+    model.eval()
+    with torch.no_grad():
+        expected = sum(((model(x) - y) ** 2).mean().item() for x, y in batches) / len(batches)
+    return model, batches, expected
+
+
+def _check_validate(validate: Any) -> tuple:
+    import torch
+
+    if not callable(validate):
+        return incorrect(f"expected validate to be a function, got {type(validate).__name__}")
+    model, batches, expected = _validation_setup()
+    recorded = []
+    model.register_forward_hook(lambda module, args, out: recorded.append(out.requires_grad))
+    for mode in (True, False):
+        model.train(mode)
+        stats = model[1].running_mean.clone()
+        value = validate(model, batches)
+        if [m.training for m in model.modules()] != [mode] * len(list(model.modules())):
+            return incorrect(
+                f"a model in {'train' if mode else 'eval'} mode came back in another mode: put back the mode"
+                " it had, whichever it was"
+            )
+        if not torch.equal(model[1].running_mean, stats):
+            return incorrect("BatchNorm's running statistics moved: validation ran the model in train mode")
+        if any(recorded):
+            return incorrect("the forward passes were recorded: validation needs no graph")
+        number = value.item() if isinstance(value, torch.Tensor) and value.numel() == 1 else value
+        if not isinstance(number, (int, float)) or abs(number - expected) > 1e-5:
+            return incorrect(
+                f"expected the mean of the batches' losses in eval mode, {expected:.4f}; got {value!r}"
+            )
+    return correct("eval mode and no recording inside, and the caller gets back the mode it had.")
+
+
 ACTIVITIES = (
     Activity(
         id="05.1",
@@ -90,5 +133,25 @@ ACTIVITIES = (
             "Grad mode is on by default; dropout is what eval() turns off.",
         ),
         solution="eval_requires_grad = True\neval_dropout_active = False",
+    ),
+    Activity(
+        id="05.3",
+        task="Write validate(model, batches): the mean validation loss, recording nothing, the model back"
+        " in the mode it had.",
+        names=("validate",),
+        check=_check_validate,
+        hints=(
+            "Two switches: the module mode (eval for dropout and BatchNorm) and the grad mode (no_grad).",
+            "Remember was = model.training before model.eval(), and end with model.train(was).",
+        ),
+        solution=(
+            "def validate(model, batches):\n"
+            "    was_training = model.training\n"
+            "    model.eval()\n"
+            "    with torch.no_grad():\n"
+            "        losses = [((model(x) - y) ** 2).mean().item() for x, y in batches]\n"
+            "    model.train(was_training)\n"
+            "    return sum(losses) / len(losses)"
+        ),
     ),
 )

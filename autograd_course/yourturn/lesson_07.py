@@ -63,7 +63,48 @@ def _finite_roots() -> dict[str, bool]:
     return finite
 
 
-_check_finite_roots = which_ones(_finite_roots, "give a finite gradient everywhere")
+WHY_072 = {
+    "a": "the mask multiplies v before sqrt, so sqrt still sees 0, and its infinite slope times the mask's 0"
+    " is NaN",
+    "b": "sqrt(|v|) still sees 0 and has an infinite slope there; the mask's 0 after it makes 0 × inf = NaN",
+    "c": "clamp feeds sqrt at least 1e-12, where the slope is large but finite, and sends 0 to the clamped"
+    " entries",
+    "d": "where selects: the entries it replaced get exactly 0, and sqrt's infinite slope"
+    " is never multiplied",
+}
+_check_finite_roots = which_ones(_finite_roots, "give a finite gradient everywhere", WHY_072)
+
+
+ENTROPY_ROWS = [[0.5, 0.5, 0.0], [0.2, 0.3, 0.5], [1.0, 0.0, 0.0]]  # rows with exact zeros, and one without
+
+
+def _check_entropy(safe_entropy: Any) -> tuple:
+    import torch
+
+    if not callable(safe_entropy):
+        return incorrect(f"expected safe_entropy to be a function, got {type(safe_entropy).__name__}")
+    p = torch.tensor(ENTROPY_ROWS, requires_grad=True)
+    out = safe_entropy(p)
+    if not isinstance(out, torch.Tensor) or out.shape != (3,):
+        return incorrect(f"expected one entropy per row, a tensor of shape (3,), got {out!r}")
+    positive = p.detach() > 0
+    logs = torch.where(positive, p.detach(), 1.0).log()
+    expected = -(p.detach() * logs).sum(-1)
+    if not torch.allclose(out.detach(), expected, atol=1e-6):
+        shown = [round(v, 4) + 0.0 for v in out.tolist()]
+        return incorrect(
+            f"the entropies you return, {shown}, are off: 0 · log 0 counts as 0, the rest as usual"
+        )
+    out.sum().backward()
+    if p.grad is None or not torch.isfinite(p.grad).all():
+        return incorrect(
+            "the value is right, but p.grad is not finite where p = 0: 0 × inf still happens in backward"
+        )
+    if not torch.allclose(p.grad[positive], -(logs + 1)[positive], atol=1e-5):
+        return incorrect("where p > 0 the gradient must stay the exact -(log p + 1)")
+    return correct(
+        "0 · log 0 is 0 in the value, and no 0 × inf is left for backward: the log never sees a 0."
+    )
 
 
 ACTIVITIES = (
@@ -92,5 +133,21 @@ ACTIVITIES = (
             " 0 mask turns the infinite slope into NaN.",
         ),
         solution='finite_grad = {"c", "d"}',
+    ),
+    Activity(
+        id="07.3",
+        task="Write safe_entropy(p): each row's entropy with 0 · log 0 = 0 and a finite gradient everywhere.",
+        names=("safe_entropy",),
+        check=_check_entropy,
+        hints=(
+            "p * p.log() at p = 0 is 0 × (-inf) = NaN, and backward meets log's slope there too.",
+            "Keep the 0 away from the log itself: torch.where(p > 0, p, 1.0).log() is finite, and p times it"
+            " is 0 at p = 0.",
+        ),
+        solution=(
+            "def safe_entropy(p):\n"
+            "    safe_log = torch.where(p > 0, p, 1.0).log()\n"
+            "    return -(p * safe_log).sum(-1)"
+        ),
     ),
 )

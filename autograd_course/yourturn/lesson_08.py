@@ -102,7 +102,53 @@ def _refused_losses() -> dict[str, bool]:
     return refused
 
 
-_check_refused = which_ones(_refused_losses, "make vmap(grad(loss)) raise")
+WHY_083 = {
+    "a": "random numbers inside vmap need randomness='same' or 'different'; the default 'error' refuses them",
+    "b": "randomness='same' allows random numbers: one draw shared by the whole batch",
+    "c": "clamp is a tensor operation, batched like any other",
+    "d": "float(...) asks for one Python number, and under vmap the tensor holds one per sample",
+    "e": "torch.where is a tensor operation: it picks per sample without asking Python for a number",
+}
+_check_refused = which_ones(_refused_losses, "make vmap(grad(loss)) raise", WHY_083)
+
+
+ANGLE_ROWS = (  # (a, b): parallel, opposite, orthogonal, 45 degrees
+    [[3.0, 4.0, 0.0], [1.0, 0.0, 0.0], [1.0, 2.0, 0.0], [1.0, 1.0, 0.0]],
+    [[3.0, 4.0, 0.0], [-2.0, 0.0, 0.0], [-2.0, 1.0, 0.0], [1.0, 0.0, 0.0]],
+)
+
+
+def _exact_angles() -> tuple:
+    """The angles and their gradients in a, in float64, by the formula that is smooth away from 0 and pi."""
+    import torch
+
+    a = torch.tensor(ANGLE_ROWS[0], dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(ANGLE_ROWS[1], dtype=torch.float64)
+    angles = torch.atan2(torch.linalg.cross(a, b).norm(dim=-1), (a * b).sum(-1))
+    angles.sum().backward()
+    return angles.detach().float(), a.grad.float()
+
+
+def _check_safe_angle(safe_angle: Any) -> tuple:
+    import torch
+
+    if not callable(safe_angle):
+        return incorrect(f"expected safe_angle to be a function, got {type(safe_angle).__name__}")
+    a = torch.tensor(ANGLE_ROWS[0], requires_grad=True)
+    out = safe_angle(a, torch.tensor(ANGLE_ROWS[1]))
+    if not isinstance(out, torch.Tensor) or out.shape != (4,):
+        return incorrect(f"expected one angle per row, a tensor of shape (4,), got {out!r}")
+    angles, grads = _exact_angles()
+    if not torch.allclose(out.detach(), angles, atol=2e-3):
+        return incorrect(f"the angles should be within 2e-3 of {[round(v, 4) for v in angles.tolist()]}")
+    out.sum().backward()
+    if a.grad is None or not torch.isfinite(a.grad).all():
+        return incorrect("the angles are right, but a.grad is not finite for the parallel and opposite rows")
+    if not torch.allclose(a.grad[2:], grads[2:], atol=1e-4):
+        return incorrect(
+            "the gradient of the orthogonal and 45-degree rows changed: keep the angle's own slope"
+        )
+    return correct("finite where acos's slope is infinite, exact where the angle is between 0 and pi.")
 
 
 ACTIVITIES = (
@@ -146,5 +192,21 @@ ACTIVITIES = (
             " ask for one Python number. clamp and torch.where are tensor operations.",
         ),
         solution='refused = {"a", "d"}',
+    ),
+    Activity(
+        id="08.4",
+        task="Fix angle(a, b), whose gradient is NaN for parallel rows, as safe_angle(a, b).",
+        names=("safe_angle",),
+        check=_check_safe_angle,
+        hints=(
+            "acos'(c) = -1 / sqrt(1 - c²) is infinite at c = 1 and c = -1: parallel and opposite rows.",
+            "Keep acos away from ±1 (clamp the cosine to ±(1 - 1e-7)), or use atan2(|a × b|, a · b), which"
+            " has no infinite slope.",
+        ),
+        solution=(
+            "def safe_angle(a, b):\n"
+            "    cos = (a * b).sum(-1) / (a.norm(dim=-1) * b.norm(dim=-1))\n"
+            "    return torch.acos(cos.clamp(-1 + 1e-7, 1 - 1e-7))"
+        ),
     ),
 )

@@ -59,7 +59,16 @@ def _harmless_hooks() -> dict[str, bool]:
     return harmless
 
 
-_check_harmless = which_ones(_harmless_hooks, "let backward run and leave w.grad at 3")
+WHY_092 = {
+    "a": "a returned tensor replaces the gradient, and g * 2 doubles it",
+    "b": "dict.update returns None, and a hook that returns None leaves the gradient as it was",
+    "c": "list.append returns None, so the gradient goes on unchanged",
+    "d": "setdefault returns the stored value, a float, and backward refuses a hook"
+    " that returns a non-tensor",
+    "e": "clone returns a tensor of the same shape and values, so the gradient is replaced by an equal one",
+    "f": "max returns a 0-dim tensor, and backward refuses a hook that changes the gradient's size",
+}
+_check_harmless = which_ones(_harmless_hooks, "let backward run and leave w.grad at 3", WHY_092)
 
 
 def _check_final_norms(watch_final_norms: Any) -> tuple:

@@ -46,6 +46,52 @@ _check_clip_after_step = one_reason(
 )
 
 
+def _clipped_run(step: Any, max_norm: float = 0.5) -> tuple:
+    """(parameters after two calls, the first call's return) of `step`, or of the reference when None."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    batches = [(3 * torch.randn(4, 4), torch.randn(4, 1)) for _ in range(4)]
+    returned = []
+    for _ in range(2):
+        if step is not None:
+            returned.append(step(model, optimizer, batches, max_norm))
+            continue
+        optimizer.zero_grad()
+        for x, y in batches:
+            (((model(x) - y) ** 2).mean() / len(batches)).backward()
+        returned.append(torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm))
+        optimizer.step()
+    return torch.cat([p.detach().flatten() for p in model.parameters()]), returned[0]
+
+
+def _check_clipped_accumulation(accumulate_and_clip: Any) -> tuple:
+    import torch
+
+    if not callable(accumulate_and_clip):
+        return incorrect(f"expected a function, got {type(accumulate_and_clip).__name__}")
+    got, norm = _clipped_run(accumulate_and_clip)
+    want, want_norm = _clipped_run(None)
+    if torch.allclose(got, _clipped_run(None, max_norm=float("inf"))[0], atol=1e-6):
+        return incorrect(
+            "the parameters moved exactly as without clipping: no clipped gradient reached step()"
+        )
+    if not torch.allclose(got, want, atol=1e-6):
+        return incorrect(
+            "the update is not the whole batch's gradient clipped once: clip the sum of the four parts,"
+            " after the last backward and before step()"
+        )
+    value = number_of(norm)
+    if value is None or not math.isclose(value, float(want_norm), rel_tol=1e-5):
+        return incorrect(f"the update is right; return the total norm before clipping, not {norm!r}")
+    return correct(
+        "four backwards add up in .grad, one clip of the sum, one step; the norm before it to log."
+    )
+
+
 ACTIVITIES = (
     Activity(
         id="10.1",
@@ -68,5 +114,26 @@ ACTIVITIES = (
             "Compare the weights with those of the same loop without the clipping line.",
         ),
         solution='clip_after_step = "c"',
+    ),
+    Activity(
+        id="10.3",
+        task="Write accumulate_and_clip(model, optimizer, batches, max_norm): one step over micro-batches,"
+        " clipped, returning the norm before clipping.",
+        names=("accumulate_and_clip",),
+        check=_check_clipped_accumulation,
+        hints=(
+            "Clipping belongs between the gradients existing and step(): here, after the last micro-batch.",
+            "zero_grad once, backward each part's mean / len(batches), clip_grad_norm_ once, step, return"
+            " what clip_grad_norm_ returned.",
+        ),
+        solution=(
+            "def accumulate_and_clip(model, optimizer, batches, max_norm):\n"
+            "    optimizer.zero_grad()\n"
+            "    for x, y in batches:\n"
+            "        (((model(x) - y) ** 2).mean() / len(batches)).backward()\n"
+            "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+            "    optimizer.step()\n"
+            "    return norm"
+        ),
     ),
 )

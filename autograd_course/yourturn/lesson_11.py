@@ -53,7 +53,52 @@ def _differentiable_again() -> dict[str, bool]:
     return again
 
 
-_check_again = which_ones(_differentiable_again, "can be differentiated again")
+WHY_112 = {
+    "a": "create_graph=True records the backward pass, and 3x² depends on x, so it has a grad_fn",
+    "b": "retain_graph keeps the forward's record alive but does not record the backward pass: no grad_fn",
+    "c": "create_graph=True records the backward pass, and cos(x) depends on x, so it has a grad_fn",
+    "d": "detach() drops the record create_graph=True made",
+}
+_check_again = which_ones(
+    _differentiable_again, "give a derivative that can be differentiated again", WHY_112
+)
+
+
+def _hvp_cases() -> list:
+    """(f, w, v) triples: two functions of a 3-vector whose Hessians are not diagonal."""
+    import torch
+
+    def cubic(w):
+        return (w**3).sum() + w[0] * w[1] * w[2]
+
+    def smooth(w):
+        return torch.log(1 + torch.exp(w @ torch.tensor([1.0, -2.0, 0.5]))) + (w.sin() ** 2).sum()
+
+    w = torch.tensor([0.5, -1.0, 2.0])
+    v = torch.tensor([1.0, 0.5, -2.0])
+    return [(cubic, w, v), (smooth, w.flip(0), v.flip(0))]
+
+
+def _check_hvp(hvp: Any) -> tuple:
+    import torch
+
+    if not callable(hvp):
+        return incorrect(f"expected hvp to be a function, got {type(hvp).__name__}")
+    for f, w, v in _hvp_cases():
+        expected = torch.autograd.functional.hvp(f, w, v)[1]
+        leaf = w.clone().requires_grad_()
+        got = hvp(f, leaf, v)
+        if leaf.grad is not None:
+            return incorrect("w.grad was written: take gradients as values with torch.autograd.grad")
+        if not isinstance(got, torch.Tensor) or got.shape != w.shape:
+            return incorrect(f"expected a tensor of w's shape {tuple(w.shape)}, got {got!r}")
+        if torch.allclose(got, torch.autograd.grad(f(leaf), leaf)[0]):
+            return incorrect("that is the gradient of f; differentiate the gradient once more, along v")
+        if not torch.allclose(got.detach(), expected, atol=1e-5):
+            return incorrect(
+                f"for one of the test functions H v is {expected.tolist()}, you gave {got.tolist()}"
+            )
+    return correct("the gradient, recorded with create_graph, differentiated once more along v: H v.")
 
 
 ACTIVITIES = (
@@ -79,5 +124,21 @@ ACTIVITIES = (
             "detach() drops whatever record a tensor had.",
         ),
         solution='again = {"a", "c"}',
+    ),
+    Activity(
+        id="11.3",
+        task="Write hvp(f, w, v): the Hessian of f at w times v, leaving w.grad untouched.",
+        names=("hvp",),
+        check=_check_hvp,
+        hints=(
+            "H v is the gradient of (∇f · v) with respect to w; ∇f must be differentiable for that.",
+            "g = torch.autograd.grad(f(w), w, create_graph=True)[0], then torch.autograd.grad(g @ v, w).",
+        ),
+        solution=(
+            "def hvp(f, w, v):\n"
+            "    (g,) = torch.autograd.grad(f(w), w, create_graph=True)\n"
+            "    (hv,) = torch.autograd.grad((g * v).sum(), w)\n"
+            "    return hv"
+        ),
     ),
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from autograd_course.yourturn.answers import whole_number_of
 from autograd_course.yourturn.choice import which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
@@ -54,7 +56,17 @@ def _exact_ways() -> dict[str, bool]:
     return exact_ways
 
 
-_check_exact_ways = which_ones(_exact_ways, "run under no_grad and are exact to 2e-6 in float32")
+WHY_121 = {
+    "a": "it runs, but it divides a float32 difference of two close values by 2e-3: rounding and the step's"
+    " truncation put it far beyond 2e-6",
+    "b": "torch.func.jvp is forward mode: the tangent travels with the value, and no_grad stops"
+    " only recording",
+    "c": "backward needs a recorded graph, and under no_grad f(leaf) records nothing, so backward raises",
+    "d": "dual numbers are forward mode too: the tangent rides the same pass, no record needed",
+}
+_check_exact_ways = which_ones(
+    _exact_ways, "run under no_grad and land within 2e-6 of the float64 value", WHY_121
+)
 
 
 def _counted_passes() -> tuple[int, int]:
@@ -106,10 +118,25 @@ def _check_passes(forward_passes, backward_passes) -> tuple:
     return incorrect(f"you said {given[0]} and {given[1]}; count the Jacobian's columns and its rows")
 
 
+def _check_softsign(FixedSoftsign: Any) -> tuple:
+    import torch
+
+    if not hasattr(FixedSoftsign, "apply"):
+        return incorrect(f"expected a torch.autograd.Function subclass, got {FixedSoftsign!r}")
+    x = torch.tensor([-3.0, -0.7, 0.2, 1.5, 4.0], dtype=torch.float64, requires_grad=True)
+    out = FixedSoftsign.apply(x)
+    if not torch.allclose(out, x / (1 + x.abs())):
+        return incorrect("the forward changed: keep x / (1 + |x|) and fix only the backward")
+    if not torch.autograd.gradcheck(FixedSoftsign.apply, (x,), raise_exception=False):
+        return incorrect("gradcheck in float64 still finds a Jacobian mismatch: derive d/dx of x / (1 + |x|)")
+    return correct("gradcheck agrees: d/dx x / (1 + |x|) = 1 / (1 + |x|)², the quotient rule's both terms.")
+
+
 ACTIVITIES = (
     Activity(
         id="12.1",
-        task="Predict which of four directional derivatives work under no_grad, exact in float32.",
+        task="Predict which of four directional derivatives work under no_grad and land within 2e-6 of"
+        " float64.",
         names=("exact_ways",),
         check=_check_exact_ways,
         hints=(
@@ -129,5 +156,28 @@ ACTIVITIES = (
             "A backward pass takes one v and returns vᵀJ: one row of J. The Jacobian is 5 × 2.",
         ),
         solution="forward_passes = 2\nbackward_passes = 5",
+    ),
+    Activity(
+        id="12.3",
+        task="Find the bug in Softsign's backward with a gradient check, and write FixedSoftsign.",
+        names=("FixedSoftsign",),
+        check=_check_softsign,
+        hints=(
+            "torch.autograd.gradcheck(Softsign.apply, (x64,)) with float64 inputs shows the mismatch.",
+            "The quotient rule: d/dx [x / (1 + |x|)] = ((1 + |x|) - x · sign(x)) / (1 + |x|)²,"
+            " which is 1 / (1 + |x|)².",
+        ),
+        solution=(
+            "class FixedSoftsign(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x):\n"
+            "        ctx.save_for_backward(x)\n"
+            "        return x / (1 + x.abs())\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, grad_out):\n"
+            "        (x,) = ctx.saved_tensors\n"
+            "        return grad_out / (1 + x.abs()) ** 2"
+        ),
     ),
 )

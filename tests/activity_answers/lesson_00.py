@@ -27,3 +27,60 @@ TABLE["00.1"]["with_extra_lines"] = [
 ]
 TABLE["00.2"]["right"].append("predicted_grad = torch.tensor(12.0)")
 TABLE["00.2"]["with_extra_lines"] = ["predicted_grad = 12.0\nprint(predicted_grad)\npredicted_grad"]
+
+TABLE["00.3"] = {
+    "right": [
+        "def count_ops(t):\n"
+        "    def visit(fn, seen):\n"
+        "        if fn is None or fn in seen or type(fn).__name__ == 'AccumulateGrad':\n"
+        "            return seen\n"
+        "        seen.add(fn)\n"
+        "        for child, _ in fn.next_functions:\n"
+        "            visit(child, seen)\n"
+        "        return seen\n"
+        "    return len(visit(t.grad_fn, set()))\n",
+        "def count_ops(t):\n"
+        "    found, frontier = [], [t.grad_fn] if t.grad_fn is not None else []\n"
+        "    while frontier:\n"
+        "        node = frontier.pop(0)\n"
+        "        if any(node is f for f in found) or getattr(node, 'variable', None) is not None:\n"
+        "            continue\n"
+        "        found.append(node)\n"
+        "        frontier += [c for c, _ in node.next_functions if c is not None]\n"
+        "    return len(found)\n",
+    ],
+    "wrong": [
+        "def count_ops(t):\n"
+        "    def visit(fn):\n"
+        "        if fn is None or hasattr(fn, 'variable'):\n"
+        "            return 0\n"
+        "        return 1 + sum(visit(child) for child, _ in fn.next_functions)\n"
+        "    return visit(t.grad_fn)\n",
+        "def count_ops(t):\n"
+        "    seen, todo = set(), [t.grad_fn]\n"
+        "    while todo:\n"
+        "        fn = todo.pop()\n"
+        "        if fn is None or fn in seen:\n"
+        "            continue\n"
+        "        seen.add(fn)\n"
+        "        todo.extend(child for child, _ in fn.next_functions)\n"
+        "    return len(seen)\n",
+        "def count_ops(t):\n"
+        "    n, fn = 0, t.grad_fn\n"
+        "    while fn is not None and not hasattr(fn, 'variable'):\n"
+        "        n, fn = n + 1, fn.next_functions[0][0]\n"
+        "    return n\n",
+    ],
+    "with_extra_lines": [
+        "def count_ops(t):\n"
+        "    seen, todo = set(), [t.grad_fn]\n"
+        "    while todo:\n"
+        "        fn = todo.pop()\n"
+        "        if fn is None or fn in seen or hasattr(fn, 'variable'):\n"
+        "            continue\n"
+        "        print(type(fn).__name__)\n"
+        "        seen.add(fn)\n"
+        "        todo.extend(child for child, _ in fn.next_functions)\n"
+        "    return len(seen)\n"
+    ],
+}

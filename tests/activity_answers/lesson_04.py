@@ -49,3 +49,35 @@ TABLE["04.2"] = {
         "    torch.exp(x).mul_(2).sum().backward()",
     ],
 }
+
+
+def block(*body: str) -> str:
+    """A fixed_block whose body is these lines."""
+    return "def fixed_block(xb, wb):\n" + "".join(f"    {line}\n" for line in body)
+
+
+TABLE["04.4"] = {
+    "right": [
+        block(
+            "hid = torch.tanh(xb @ wb)",
+            "keep = torch.ones_like(hid)",
+            "keep[:, 0] = 0",
+            "return (hid * keep).sum()",
+        ),
+        block("return torch.tanh(xb @ wb)[:, 1:].sum()"),
+        block(
+            "hid = torch.tanh(xb @ wb)",
+            "return torch.cat([torch.zeros_like(hid[:, :1]), hid[:, 1:]], dim=1).sum()",
+        ),
+        block("hid = torch.tanh(xb @ wb).index_fill(1, torch.tensor([0]), 0.0)", "return hid.sum()"),
+    ],
+    "wrong": [
+        block("hid = torch.tanh(xb @ wb)", "hid.data[:, 0] = 0", "return hid.sum()"),
+        block("hid = torch.tanh(xb @ wb)", "with torch.no_grad():", "    hid[:, 0] = 0", "return hid.sum()"),
+        block("hid = torch.tanh(xb @ wb).detach()", "hid[:, 0] = 0", "return hid.sum()"),
+        block("hid = torch.tanh(xb @ wb)", "hid.detach()[:, 0] = 0", "return hid.sum()"),
+    ],
+    "with_extra_lines": [
+        block("hid = torch.tanh(xb @ wb).clone()", "hid[:, 0] = 0", "print(hid.shape)", "return hid.sum()")
+    ],
+}

@@ -42,3 +42,71 @@ TABLE["05.1"]["with_extra_lines"] = [
 TABLE["05.2"]["with_extra_lines"] = [
     "eval_requires_grad = True\neval_dropout_active = False\nprint(eval_requires_grad, eval_dropout_active)",
 ]
+
+
+def validation(*body: str) -> str:
+    """A validate whose body is these lines."""
+    return "def validate(net, pairs):\n" + "".join(f"    {line}\n" for line in body)
+
+
+TABLE["05.3"] = {
+    "right": [
+        validation(
+            "mode = net.training",
+            "net.eval()",
+            "try:",
+            "    with torch.inference_mode():",
+            "        total = sum(nn.functional.mse_loss(net(xb), yb) for xb, yb in pairs)",
+            "finally:",
+            "    net.train(mode)",
+            "return total / len(pairs)",
+        ),
+        validation(
+            "modes = {m: m.training for m in net.modules()}",
+            "net.eval()",
+            "with torch.no_grad():",
+            "    out = torch.stack([((net(xb) - yb) ** 2).mean() for xb, yb in pairs]).mean().item()",
+            "for m, training in modes.items():",
+            "    m.training = training",
+            "return out",
+        ),
+    ],
+    "wrong": [
+        validation(
+            "net.eval()",
+            "with torch.no_grad():",
+            "    losses = [((net(xb) - yb) ** 2).mean().item() for xb, yb in pairs]",
+            "return sum(losses) / len(losses)",
+        ),
+        validation(
+            "net.eval()",
+            "with torch.no_grad():",
+            "    losses = [((net(xb) - yb) ** 2).mean().item() for xb, yb in pairs]",
+            "net.train()",
+            "return sum(losses) / len(losses)",
+        ),
+        validation(
+            "with torch.no_grad():",
+            "    losses = [((net(xb) - yb) ** 2).mean().item() for xb, yb in pairs]",
+            "return sum(losses) / len(losses)",
+        ),
+        validation(
+            "mode = net.training",
+            "net.eval()",
+            "losses = [((net(xb) - yb) ** 2).mean().item() for xb, yb in pairs]",
+            "net.train(mode)",
+            "return sum(losses) / len(losses)",
+        ),
+    ],
+    "with_extra_lines": [
+        validation(
+            "mode = net.training",
+            "net.eval()",
+            "with torch.no_grad():",
+            "    losses = [((net(xb) - yb) ** 2).mean().item() for xb, yb in pairs]",
+            "print(losses)",
+            "net.train(mode)",
+            "return sum(losses) / len(losses)",
+        )
+    ],
+}

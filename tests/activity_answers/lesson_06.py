@@ -17,3 +17,34 @@ TABLE["06.2"] = {
     "wrong": ['after_unfreezing = "c"', 'after_unfreezing = "a"', 'after_unfreezing = "bc"'],
     "with_extra_lines": ['after_unfreezing = "b"\nprint("my answer:", after_unfreezing)'],
 }
+
+TABLE["06.3"] = {
+    "right": [
+        "def unfreeze(module, optimizer):\n"
+        "    for p in module.parameters():\n"
+        "        p.requires_grad = True\n"
+        "    optimizer.add_param_group({'params': [p for p in module.parameters()], 'lr': 1e-3})\n",
+        "def unfreeze(module, optimizer):\n"
+        "    params = list(module.requires_grad_().parameters())\n"
+        "    optimizer.param_groups[0]['params'].extend(params)\n",
+        "unfreeze = lambda module, optimizer: optimizer.add_param_group("
+        "{'params': list(module.requires_grad_(True).parameters())})\n",
+    ],
+    "wrong": [
+        "def unfreeze(module, optimizer):\n    module.requires_grad_(True)\n",
+        "def unfreeze(module, optimizer):\n"
+        "    optimizer.add_param_group({'params': list(module.parameters())})\n",
+        "def unfreeze(module, optimizer):\n"
+        "    module.requires_grad = True\n"
+        "    optimizer.add_param_group({'params': list(module.parameters())})\n",
+        "def unfreeze(module, optimizer):\n"
+        "    module.requires_grad_(True)\n"
+        "    optimizer = torch.optim.Adam(module.parameters(), lr=1e-2)\n",
+    ],
+    "with_extra_lines": [
+        "def unfreeze(module, optimizer):\n"
+        "    module.requires_grad_(True)\n"
+        "    optimizer.add_param_group({'params': list(module.parameters())})\n"
+        "    print('unfrozen', sum(p.numel() for p in module.parameters()))\n"
+    ],
+}

@@ -30,3 +30,32 @@ TABLE["07.2"] = {
         "print(v.grad)",
     ],
 }
+
+
+def entropy(*body: str) -> str:
+    """A safe_entropy whose body is these lines."""
+    return "def safe_entropy(probs):\n" + "".join(f"    {line}\n" for line in body)
+
+
+TABLE["07.3"] = {
+    "right": [
+        entropy("return -(probs * probs.clamp_min(1e-12).log()).sum(dim=1)"),
+        entropy("terms = probs * torch.log(probs + (probs == 0).float())", "return -terms.sum(-1)"),
+        entropy(
+            "positive = probs > 0",
+            "return -torch.where(positive, probs * torch.where(positive, probs, 1.0).log(), 0.0).sum(-1)",
+        ),
+    ],
+    "wrong": [
+        entropy("return -(probs * probs.log()).sum(-1)"),
+        entropy("return -torch.where(probs > 0, probs * probs.log(), 0.0).sum(-1)"),
+        entropy("return torch.nan_to_num(-(probs * probs.log()).sum(-1))"),
+        entropy("return -(probs * probs.log()).nansum(-1)"),
+        entropy("return -torch.special.xlogy(probs, probs).sum(-1)"),
+    ],
+    "with_extra_lines": [
+        entropy(
+            "safe = torch.where(probs > 0, probs, 1.0)", "print(safe)", "return -(probs * safe.log()).sum(-1)"
+        )
+    ],
+}

@@ -56,3 +56,29 @@ TABLE["08.3"] = {
         "print(clamped(torch.ones(4, device=device), xs).shape)",
     ],
 }
+
+
+def angle(*body: str) -> str:
+    """A safe_angle whose body is these lines."""
+    return "def safe_angle(rows, others):\n" + "".join(f"    {line}\n" for line in body)
+
+
+COS = "cos = (rows * others).sum(-1) / (rows.norm(dim=-1) * others.norm(dim=-1))"
+
+TABLE["08.4"] = {
+    "right": [
+        angle("return torch.atan2(torch.linalg.cross(rows, others).norm(dim=-1), (rows * others).sum(-1))"),
+        angle(
+            "cos = nn.functional.cosine_similarity(rows, others, dim=-1)",
+            "eps = 1e-6",
+            "return torch.acos(torch.clamp(cos, -1 + eps, 1 - eps))",
+        ),
+    ],
+    "wrong": [
+        angle(COS, "return torch.acos(cos)"),
+        angle(COS, "return torch.acos(cos.clamp(-1, 1))"),
+        angle(COS, "return torch.nan_to_num(torch.acos(cos))"),
+        angle(COS, "return torch.acos(cos.detach().clamp(-0.999, 0.999))"),
+    ],
+    "with_extra_lines": [angle(COS, "print(cos)", "return torch.acos(cos.clamp(-1 + 1e-7, 1 - 1e-7))")],
+}

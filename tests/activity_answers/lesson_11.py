@@ -28,3 +28,33 @@ TABLE["11.2"] = {
         "print(torch.autograd.grad(first.sum(), x2))",
     ],
 }
+
+TABLE["11.3"] = {
+    "right": [
+        "def hvp(func, w, vec):\n"
+        "    g = torch.autograd.grad(func(w), w, create_graph=True)[0]\n"
+        "    return torch.autograd.grad(g, w, grad_outputs=vec)[0]\n",
+        "def hvp(func, w, vec):\n"
+        "    return torch.func.jvp(torch.func.grad(func), (w.detach(),), (vec,))[1]\n",
+        "def hvp(func, w, vec):\n    return torch.autograd.functional.hvp(func, w.detach(), vec)[1]\n",
+    ],
+    "wrong": [
+        "def hvp(func, w, vec):\n"
+        "    g = torch.autograd.grad(func(w), w, retain_graph=True)[0]\n"
+        "    return torch.autograd.grad(g @ vec, w)[0]\n",
+        "def hvp(func, w, vec):\n"
+        "    g = torch.autograd.grad(func(w), w, create_graph=True)[0]\n"
+        "    return torch.autograd.grad(g.sum(), w)[0]\n",
+        "def hvp(func, w, vec):\n    return torch.autograd.grad(func(w), w)[0] * vec\n",
+        "def hvp(func, w, vec):\n"
+        "    func(w).backward(create_graph=True)\n"
+        "    return torch.autograd.grad(w.grad @ vec, w)[0]\n",
+        "def hvp(func, w, vec):\n    return torch.autograd.grad(func(w), w)[0]\n",
+    ],
+    "with_extra_lines": [
+        "def hvp(func, w, vec):\n"
+        "    (g,) = torch.autograd.grad(func(w), w, create_graph=True)\n"
+        "    print('gradient', g.detach())\n"
+        "    return torch.autograd.grad(g @ vec, w)[0]\n"
+    ],
+}
