@@ -11,6 +11,10 @@ from autograd_course.yourturn.engine import Activity, correct, incorrect
 __all__ = ["ACTIVITIES"]
 
 LEAVES = {"a", "c", "e"}
+NOT_LEAVES = {  # why each tensor that is not a leaf is not one: the misconception behind choosing it
+    "b": "b: .double() is an operation on a tensor that requires grad, so its result is not a leaf",
+    "d": "d: nn.Parameter is a leaf, but .to(float64) on it is an operation: its result is a copy",
+}
 
 
 def _stack_parameter_count() -> int:
@@ -62,16 +66,73 @@ def _check_leaves(leaves: Any) -> tuple:
             "a: .to('cpu') on a CPU tensor returns it; c and e ask for gradients after the last operation. "
             "b and d are copies made by an operation: not leaves."
         )
-    if "d" in names:
-        return incorrect(
-            "d: nn.Parameter is a leaf, but .to(float64) on it is an operation: its result is a copy"
+    wrong = [NOT_LEAVES[n] for n in sorted(names - LEAVES) if n in NOT_LEAVES]
+    unknown = sorted(names - LEAVES - NOT_LEAVES.keys())
+    if unknown:
+        return incorrect(f"{unknown} are not among the five tensors a to e")
+    left_out = len(LEAVES - names)
+    also = (
+        [f"{left_out} of the leaves {'is' if left_out == 1 else 'are'} not in your set"] if left_out else []
+    )
+    return incorrect("; ".join(wrong + also) + ": is any operation recorded after requires_grad was set?")
+
+
+def _graph_leaves(out: Any) -> list:
+    """The tensors the graph of `out` accumulates gradients into (one per AccumulateGrad node)."""
+    found, stack, seen = [], [out.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if hasattr(node, "variable"):
+            found.append(node.variable)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return found
+
+
+def _experts_problem(FixedExperts: Any, n: int) -> str | None:
+    """What is wrong with FixedExperts(n=n): a sentence, or None when it registers and trains everything."""
+    import torch
+
+    torch.manual_seed(0)
+    model, x = FixedExperts(n=n, dim=4), torch.randn(5, 4)
+    out = model(x)
+    listed = {id(p) for p in model.parameters()}
+    hidden = [tuple(t.shape) for t in _graph_leaves(out) if id(t) not in listed]
+    if hidden:
+        return (
+            f"with n={n}, the forward trains tensors of shapes {hidden} that model.parameters() does not list"
         )
-    if "b" in names:
-        return incorrect(
-            "b: .double() is an operation on a tensor that requires grad, so its result is not a leaf"
+    if len(listed) != 2 * n + 3:
+        return (
+            f"with n={n}, model.parameters() lists {len(listed)} tensors, not {2 * n + 3}: a weight and a"
+            " bias per expert and for the router, and the temperature, which must learn"
         )
-    missing = sorted(LEAVES - names)
-    return incorrect(f"{', '.join(missing)} also: is any operation recorded after requires_grad was set?")
+    if model.double()(x.double()).dtype != torch.float64:
+        return f"with n={n}, model.double() leaves the output in {out.dtype}"
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    before = [p.detach().clone() for p in model.parameters()]
+    model(x.double()).pow(2).mean().backward()
+    optimizer.step()
+    if any(torch.equal(b, p) for b, p in zip(before, model.parameters())):
+        return f"with n={n}, one SGD step leaves some parameters where they were"
+    return None
+
+
+def _check_experts(FixedExperts: Any) -> tuple:
+    from torch import nn
+
+    if not (isinstance(FixedExperts, type) and issubclass(FixedExperts, nn.Module)):
+        return incorrect(f"expected a class, a subclass of nn.Module, got {FixedExperts!r}")
+    for n in (3, 2):
+        problem = _experts_problem(FixedExperts, n)
+        if problem:
+            return incorrect(problem)
+    return correct(
+        "every tensor the forward trains is registered: parameters(), .double() and the optimizer see the"
+        " experts, the router and the temperature, for any n."
+    )
 
 
 ACTIVITIES = (
@@ -101,5 +162,28 @@ ACTIVITIES = (
             "t.to('cpu') on a CPU tensor returns t itself; a change of dtype makes a copy.",
         ),
         solution='leaves = {"a", "c", "e"}',
+    ),
+    Activity(
+        id="15.3",
+        task="Write FixedExperts: Experts with every tensor its forward trains registered, for any n.",
+        names=("FixedExperts",),
+        check=_check_experts,
+        hints=(
+            "Which attributes does nn.Module.__setattr__ register? Which two of Experts' three are not?",
+            "A list of modules needs a container that registers; a tensor to learn needs nn.Parameter.",
+        ),
+        solution=(
+            "class FixedExperts(nn.Module):\n"
+            "    def __init__(self, n: int = 3, dim: int = 4) -> None:\n"
+            "        super().__init__()\n"
+            "        self.experts = nn.ModuleList([nn.Linear(dim, dim) for _ in range(n)])\n"
+            "        self.router = nn.Linear(dim, n)\n"
+            "        self.temperature = nn.Parameter(torch.ones(1))\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        weights = torch.softmax(self.router(x) / self.temperature, dim=-1)\n"
+            "        outputs = torch.stack([expert(x) for expert in self.experts], dim=-1)\n"
+            "        return (outputs * weights.unsqueeze(1)).sum(-1)"
+        ),
     ),
 )

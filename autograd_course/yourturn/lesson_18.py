@@ -55,6 +55,59 @@ def _check_status(layers_status: Any) -> tuple:
     )
 
 
+def _three_heads() -> Any:
+    """A trunk and three task heads, forward(x, task), as in 18.1."""
+    import torch
+    from torch import nn
+
+    class ThreeHeads(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.trunk = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+            self.heads = nn.ModuleDict(
+                {"main": nn.Linear(16, 3), "aux": nn.Linear(16, 2), "extra": nn.Linear(16, 4)}
+            )
+
+        def forward(self, x: torch.Tensor, task: str) -> torch.Tensor:
+            return self.heads[task](self.trunk(x)).sum()
+
+    torch.manual_seed(0)
+    return ThreeHeads()
+
+
+def _task_problem(loss_for: Any, task: str) -> str | None:
+    """What is wrong with loss_for's gradients for one task: a sentence, or None."""
+    import torch
+
+    model, true_model, x = _three_heads(), _three_heads(), torch.randn(4, 8)
+    true_model(x, task).backward()
+    loss_for(model, x, task).backward()
+    pairs = list(zip(model.named_parameters(), true_model.parameters()))
+    missing = [name for (name, p), _ in pairs if p.grad is None]
+    if missing:
+        return f"a task-{task} batch leaves {', '.join(missing)} without .grad: DDP would wait for them"
+    truth = [t.grad if t.grad is not None else torch.zeros_like(t) for _, t in pairs]
+    wrong = [name for ((name, p), _), t in zip(pairs, truth) if not torch.allclose(p.grad, t, atol=1e-6)]
+    if wrong:
+        return (
+            f"every parameter has a .grad, but for task {task} {', '.join(wrong)} differ from the task loss's"
+        )
+    return None
+
+
+def _check_loss_for(loss_for: Any) -> tuple:
+    if not callable(loss_for):
+        return incorrect(f"expected a function loss_for(model, x, task), got {loss_for!r}")
+    for task in ("main", "aux", "extra"):
+        problem = _task_problem(loss_for, task)
+        if problem:
+            return incorrect(problem)
+    return correct(
+        "every parameter gets a .grad on every task, and it is the task loss's gradient (zeros for the heads"
+        " not used): DDP finds every gradient ready without find_unused_parameters."
+    )
+
+
 ACTIVITIES = (
     Activity(
         id="18.1",
@@ -80,5 +133,24 @@ ACTIVITIES = (
             "Does it still need an input that requires grad for backward to reach the parameters?",
         ),
         solution="layers_status = GradStatus.OK",
+    ),
+    Activity(
+        id="18.3",
+        task=(
+            "Write loss_for(model, x, task): the task's loss, with a .grad for every parameter and the"
+            " gradients of the task loss itself, so plain DDP never waits."
+        ),
+        names=("loss_for",),
+        check=_check_loss_for,
+        hints=(
+            "DDP waits for a gradient from every parameter; a gradient of zeros is still a gradient.",
+            "Add to the task's loss a term that touches every parameter and is exactly zero, with a zero"
+            " derivative: 0 times something computed from them.",
+        ),
+        solution=(
+            "def loss_for(model, x, task):\n"
+            "    touch_all = sum(p.sum() for p in model.parameters())\n"
+            "    return model(x, task) + 0.0 * touch_all"
+        ),
     ),
 )
