@@ -74,7 +74,7 @@ def _check_leaves(leaves: Any) -> tuple:
     also = (
         [f"{left_out} of the leaves {'is' if left_out == 1 else 'are'} not in your set"] if left_out else []
     )
-    return incorrect("; ".join(wrong + also) + ": is any operation recorded after requires_grad was set?")
+    return incorrect("; ".join(wrong + also) + ". Is any operation recorded after requires_grad was set?")
 
 
 def _graph_leaves(out: Any) -> list:

@@ -33,13 +33,10 @@ def _check_keeps_graph(keeps_graph: Any) -> tuple:
         )
     wrong = [NO_GRAPH[n] for n in sorted(names - KEEPS)]
     left_out = len(KEEPS - names)
-    also = (
-        [f"{left_out} value{'' if left_out == 1 else 's'} that keep a graph are not in your set"]
-        if left_out
-        else []
-    )
+    counted = "1 value that keeps a graph is" if left_out == 1 else f"{left_out} values that keep a graph are"
+    also = [f"{counted} not in your set"] if left_out else []
     return incorrect(
-        "; ".join(wrong + also) + ": which values are tensors computed from parameters with grad mode on?"
+        "; ".join(wrong + also) + ". Which values are tensors computed from parameters with grad on?"
     )
 
 
