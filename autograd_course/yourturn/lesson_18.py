@@ -123,20 +123,6 @@ ACTIVITIES = (
     Activity(
         id="18.2",
         task=(
-            "Predict the status of the encoder layers' parameters with use_reentrant=False and the "
-            "frozen embedding."
-        ),
-        names=("layers_status",),
-        check=_check_status,
-        hints=(
-            "The non-reentrant version records the forward graph as usual and only recomputes activations.",
-            "Does it still need an input that requires grad for backward to reach the parameters?",
-        ),
-        solution="layers_status = GradStatus.OK",
-    ),
-    Activity(
-        id="18.3",
-        task=(
             "Write loss_for(model, x, task): the task's loss, with a .grad for every parameter and the"
             " gradients of the task loss itself, so plain DDP never waits."
         ),
@@ -152,5 +138,19 @@ ACTIVITIES = (
             "    touch_all = sum(p.sum() for p in model.parameters())\n"
             "    return model(x, task) + 0.0 * touch_all"
         ),
+    ),
+    Activity(
+        id="18.3",
+        task=(
+            "Predict the status of the encoder layers' parameters with use_reentrant=False and the "
+            "frozen embedding."
+        ),
+        names=("layers_status",),
+        check=_check_status,
+        hints=(
+            "The non-reentrant version records the forward graph as usual and only recomputes activations.",
+            "Does it still need an input that requires grad for backward to reach the parameters?",
+        ),
+        solution="layers_status = GradStatus.OK",
     ),
 )
