@@ -141,19 +141,6 @@ ACTIVITIES = (
     ),
     Activity(
         id="14.2",
-        task="Predict which of seven ways to keep a layer in __init__ make model.parameters() list it.",
-        names=("registers",),
-        check=_check_registering,
-        hints=(
-            "nn.Module registers a value when its __setattr__ sees a Module or Parameter assigned to it.",
-            "A Python list, dict or tuple is not a Module, so what it holds stays hidden; ModuleList and"
-            " add_module register.",
-            "Writing into self.__dict__ goes around __setattr__.",
-        ),
-        solution='registers = {"b", "d", "e"}',
-    ),
-    Activity(
-        id="14.3",
         task="Write safe_log: log(h) where h > 0, 0 elsewhere, with a gradient that is finite everywhere.",
         names=("safe_log",),
         check=_check_safe_log,
@@ -168,5 +155,18 @@ ACTIVITIES = (
             "    positive = h > 0\n"
             "    return torch.where(positive, torch.log(torch.where(positive, h, torch.ones_like(h))), 0.0)"
         ),
+    ),
+    Activity(
+        id="14.3",
+        task="Predict which of seven ways to keep a layer in __init__ make model.parameters() list it.",
+        names=("registers",),
+        check=_check_registering,
+        hints=(
+            "nn.Module registers a value when its __setattr__ sees a Module or Parameter assigned to it.",
+            "A Python list, dict or tuple is not a Module, so what it holds stays hidden; ModuleList and"
+            " add_module register.",
+            "Writing into self.__dict__ goes around __setattr__.",
+        ),
+        solution='registers = {"b", "d", "e"}',
     ),
 )

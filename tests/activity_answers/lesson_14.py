@@ -13,7 +13,7 @@ TABLE = {
 
 TABLE["14.1"]["with_extra_lines"] = ["predicted_stage = Stage.PARAMS_NOT_UPDATED\nprint(predicted_stage)"]
 
-TABLE["14.2"] = {
+TABLE["14.3"] = {
     "right": ['registers = {"e", "d", "b"}', 'registers = ["b", "d", "e"]', 'registers = "bde"'],
     "wrong": [
         'registers = {"b", "d"}',  # add_module registers too
@@ -28,7 +28,7 @@ TABLE["14.2"] = {
     ],
 }
 
-TABLE["14.3"] = {
+TABLE["14.2"] = {
     "right": [
         "def safe_log(h):\n    return torch.log(h.clamp(min=1e-30)) * (h > 0)",
         "safe_log = lambda h: torch.log(h.masked_fill(h <= 0, 1.0))",
