@@ -135,6 +135,50 @@ def _check_experts(FixedExperts: Any) -> tuple:
     )
 
 
+def _hiding_models() -> list[tuple[str, Any, set[str]]]:
+    """(what it is, a model, the attributes that hold trainable tensors parameters() misses)."""
+    import torch
+    from torch import nn
+
+    stack = nn.Module()
+    stack.blocks = nn.ModuleList([nn.Linear(4, 4), nn.Linear(4, 4)])
+    stack.extra = (nn.Linear(4, 4),)
+    stack.scale = torch.ones(1, requires_grad=True)
+    stack.head = nn.Linear(4, 1)
+    lm = nn.Module()
+    lm.out = nn.Linear(4, 4)
+    lm.h0 = torch.zeros(1, 4, requires_grad=True).to(torch.float64)  # a non-leaf copy, still trainable
+    lm.experts = {"a": nn.Linear(4, 4), "b": nn.Linear(4, 4)}
+    clean = nn.Module()
+    clean.blocks = nn.ModuleDict({"a": nn.Linear(4, 4)})
+    clean.mask = torch.ones(4)  # a tensor that does not require grad
+    clean.sizes, clean.names = (4, 4), ["a", "b"]
+    clean.frozen = [nn.Linear(4, 4).requires_grad_(False)]  # nothing in it trains
+    clean.learned = nn.Parameter(torch.ones(1))
+    return [
+        ("15.1's Stack", stack, {"extra", "scale"}),
+        ("a model with a copy and a dict", lm, {"h0", "experts"}),
+        ("a model that registers all it trains", clean, set()),
+    ]
+
+
+def _check_hidden(hidden_tensors: Any) -> tuple:
+    if not callable(hidden_tensors):
+        return incorrect(f"expected a function hidden_tensors(model), got {hidden_tensors!r}")
+    for what, model, wanted in _hiding_models():
+        found = strings_of(hidden_tensors(model))
+        if found is None:
+            return incorrect(f"expected a set of attribute names, got {hidden_tensors(model)!r} for {what}")
+        if found != wanted:
+            return incorrect(
+                f"for {what}, your function returns {sorted(found)}; it holds {len(wanted)} such attributes"
+            )
+    return correct(
+        "your function finds every attribute that holds a trainable tensor model.parameters() misses, in a"
+        " tuple, a dict or bare, and nothing registered or not trainable."
+    )
+
+
 ACTIVITIES = (
     Activity(
         id="15.1",
@@ -184,6 +228,32 @@ ACTIVITIES = (
             "        weights = torch.softmax(self.router(x) / self.temperature, dim=-1)\n"
             "        outputs = torch.stack([expert(x) for expert in self.experts], dim=-1)\n"
             "        return (outputs * weights.unsqueeze(1)).sum(-1)"
+        ),
+    ),
+    Activity(
+        id="15.4",
+        task="Write hidden_tensors(model): attributes holding trainable tensors that parameters() misses.",
+        names=("hidden_tensors",),
+        check=_check_hidden,
+        hints=(
+            "vars(model) holds the plain attributes; registered modules and parameters live in its _modules"
+            " and _parameters dictionaries, so compare with model.parameters() by identity (id(p)).",
+            "Look inside lists, tuples and dicts: a module's trainable tensors are its parameters() that"
+            " require grad; a bare tensor counts when it requires grad.",
+        ),
+        solution=(
+            "def hidden_tensors(model):\n"
+            "    listed = {id(p) for p in model.parameters()}\n"
+            "    found = set()\n"
+            "    for name, value in vars(model).items():\n"
+            "        items = value.values() if isinstance(value, dict) else value\n"
+            "        items = items if isinstance(value, (list, tuple, dict)) else [value]\n"
+            "        for item in items:\n"
+            "            tensors = item.parameters() if isinstance(item, nn.Module) else [item]\n"
+            "            for t in tensors:\n"
+            "                if isinstance(t, torch.Tensor) and t.requires_grad and id(t) not in listed:\n"
+            "                    found.add(name)\n"
+            "    return found"
         ),
     ),
 )
