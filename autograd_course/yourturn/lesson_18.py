@@ -108,6 +108,50 @@ def _check_loss_for(loss_for: Any) -> tuple:
     )
 
 
+def _true_output_grad_norms(model: Any, x: Any) -> dict[str, float]:
+    """The norm of d(sum of the output)/d(each child's output), from retain_grad on a manual forward."""
+    outputs, h = {}, x
+    for name, child in model.named_children():
+        h = child(h)
+        h.retain_grad()
+        outputs[name] = h
+    h.sum().backward()
+    model.zero_grad(set_to_none=True)
+    return {name: out.grad.norm().item() for name, out in outputs.items()}
+
+
+def _hooks_left(model: Any) -> int:
+    """How many module hooks of any kind the model's modules still hold."""
+    kinds = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
+    return sum(len(getattr(m, kind, {})) for m in model.modules() for kind in kinds)
+
+
+def _check_monitor(output_grad_norms: Any) -> tuple:
+    import torch
+    from torch import nn
+
+    if not callable(output_grad_norms):
+        return incorrect(f"expected a function output_grad_norms(model, x), got {output_grad_norms!r}")
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    x = torch.randn(5, 4)
+    wanted = _true_output_grad_norms(model, x)
+    for attempt in ("first", "second"):
+        found = output_grad_norms(model, x)
+        if not isinstance(found, dict) or sorted(found) != sorted(wanted):
+            return incorrect(f"expected a dict keyed by the children's names {sorted(wanted)}, got {found!r}")
+        off = [n for n in wanted if abs(float(found[n]) - wanted[n]) > 1e-5 * max(1.0, wanted[n])]
+        if off:
+            return incorrect(
+                f"on the {attempt} call, the norms of {off} are not those of the outputs' gradients"
+            )
+    if _hooks_left(model):
+        return incorrect(f"after your function the model still holds {_hooks_left(model)} hooks: remove them")
+    return correct(
+        "the gradient with respect to each child's output, call after call, and no hook left behind."
+    )
+
+
 ACTIVITIES = (
     Activity(
         id="18.1",
@@ -152,5 +196,35 @@ ACTIVITIES = (
             "Does it still need an input that requires grad for backward to reach the parameters?",
         ),
         solution="layers_status = GradStatus.OK",
+    ),
+    Activity(
+        id="18.4",
+        task=(
+            "Write output_grad_norms(model, x): with backward hooks, the norm of the gradient with respect to"
+            " each child's output, leaving no hook behind."
+        ),
+        names=("output_grad_norms",),
+        check=_check_monitor,
+        hints=(
+            "register_full_backward_hook(hook) calls hook(module, grad_input, grad_output); which of the two"
+            " is the gradient with respect to the module's output?",
+            "Every register_... call returns a handle: keep them, and call handle.remove() on each after the"
+            " backward, even if it raises (try/finally).",
+        ),
+        solution=(
+            "def output_grad_norms(model, x):\n"
+            "    norms, handles = {}, []\n"
+            "    for name, child in model.named_children():\n"
+            "        hook = lambda module, grad_input, grad_output, name=name: norms.__setitem__(\n"
+            "            name, grad_output[0].norm().item()\n"
+            "        )\n"
+            "        handles.append(child.register_full_backward_hook(hook))\n"
+            "    try:\n"
+            "        model(x).sum().backward()\n"
+            "    finally:\n"
+            "        for handle in handles:\n"
+            "            handle.remove()\n"
+            "    return norms"
+        ),
     ),
 )

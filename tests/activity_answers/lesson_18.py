@@ -47,3 +47,82 @@ TABLE["18.2"] = {
         'print(probe.heads["aux"].weight.grad.abs().max())',
     ],
 }
+
+TABLE["18.4"] = {
+    "right": [
+        "def output_grad_norms(net, xs):\n"
+        "    seen = {}\n"
+        "    handles = [\n"
+        "        child.register_full_backward_pre_hook(\n"
+        "            lambda module, go, label=label: seen.update({label: float(go[0].norm())})\n"
+        "        )\n"
+        "        for label, child in net.named_children()\n"
+        "    ]\n"
+        "    net(xs).sum().backward()\n"
+        "    for one in handles:\n"
+        "        one.remove()\n"
+        "    return seen",
+        "def output_grad_norms(net, xs):\n"
+        "    seen, handles = {}, []\n"
+        "\n"
+        "    def watcher(label):\n"
+        "        def on_output(module, args, output):\n"
+        "            output.register_hook(lambda g: seen.__setitem__(label, g.norm().item()))\n"
+        "\n"
+        "        return on_output\n"
+        "\n"
+        "    for label, child in net.named_children():\n"
+        "        handles.append(child.register_forward_hook(watcher(label)))\n"
+        "    try:\n"
+        "        net(xs).sum().backward()\n"
+        "    finally:\n"
+        "        for one in handles:\n"
+        "            one.remove()\n"
+        "    return seen",
+    ],
+    "wrong": [
+        "def output_grad_norms(net, xs):\n"  # the hooks stay on the model
+        "    seen = {}\n"
+        "    for label, child in net.named_children():\n"
+        "        child.register_full_backward_hook(\n"
+        "            lambda module, gi, go, label=label: seen.__setitem__(label, go[0].norm().item())\n"
+        "        )\n"
+        "    net(xs).sum().backward()\n"
+        "    return seen",
+        "def output_grad_norms(net, xs):\n"  # grad_input: the gradient with respect to the input
+        "    seen = {}\n"
+        "    handles = [\n"
+        "        child.register_full_backward_hook(\n"
+        "            lambda module, gi, go, label=label: seen.__setitem__(\n"
+        "                label, 0.0 if gi[0] is None else gi[0].norm().item()\n"
+        "            )\n"
+        "        )\n"
+        "        for label, child in net.named_children()\n"
+        "    ]\n"
+        "    net(xs).sum().backward()\n"
+        "    for one in handles:\n"
+        "        one.remove()\n"
+        "    return seen",
+        "def output_grad_norms(net, xs):\n"  # the weights' gradients, not the outputs'
+        "    net(xs).sum().backward()\n"
+        "    return {\n"
+        "        label: sum(wt.grad.norm().item() for wt in child.parameters())\n"
+        "        for label, child in net.named_children()\n"
+        "    }",
+    ],
+    "with_extra_lines": [
+        "def output_grad_norms(net, xs):\n"
+        "    seen, handles = {}, []\n"
+        "    for label, child in net.named_children():\n"
+        "        hook = lambda module, gi, go, label=label: seen.__setitem__(label, go[0].norm().item())\n"
+        "        handles.append(child.register_full_backward_hook(hook))\n"
+        "    try:\n"
+        "        net(xs).sum().backward()\n"
+        "    finally:\n"
+        "        for one in handles:\n"
+        "            one.remove()\n"
+        "    return seen\n"
+        "\n\n"
+        "print(output_grad_norms(nn.Sequential(nn.Linear(4, 2), nn.ReLU()), torch.ones(3, 4)))",
+    ],
+}
