@@ -76,6 +76,62 @@ def _cutting_lines() -> dict[str, bool]:
 
 _check_cutting = which_ones(_cutting_lines, "cut fc1 out of the graph")
 
+GATE_LAYERS = ["fc1.bias", "fc1.weight", "fc2.bias", "fc2.weight", "gate.bias", "gate.weight"]
+
+
+def _gate_statuses(FixedGateNet: Any) -> tuple[Any, dict[str, str]]:
+    """A fresh FixedGateNet and each parameter's status after one backward on a tiny problem."""
+    import torch
+
+    from helpers import classify_parameter_gradients, make_tiny_problem
+
+    torch.manual_seed(0)
+    model = FixedGateNet()
+    x, y = make_tiny_problem(seed=0, n=32)
+    ((model(x) - y) ** 2).mean().backward()
+    status = classify_parameter_gradients(model).status
+    return model, {name: s.name for name, s in status.items()}
+
+
+def _trained_ratio(model: Any) -> float:
+    """The MSE after 150 Adam steps over the MSE before, on the tiny problem."""
+    import torch
+
+    from helpers import make_tiny_problem
+
+    x, y = make_tiny_problem(seed=0, n=32)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    losses = []
+    for _ in range(150):
+        optimizer.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses[-1] / losses[0]
+
+
+def _check_gate(FixedGateNet: Any) -> tuple:
+    from torch import nn
+
+    if not (isinstance(FixedGateNet, type) and issubclass(FixedGateNet, nn.Module)):
+        return incorrect(f"expected a class, a subclass of nn.Module, got {FixedGateNet!r}")
+    model, status = _gate_statuses(FixedGateNet)
+    if sorted(status) != GATE_LAYERS:
+        return incorrect(
+            f"keep GateNet's three layers fc1, gate and fc2; your parameters are {sorted(status)}"
+        )
+    failing = {name: s for name, s in status.items() if s != "OK"}
+    if failing:
+        listed = ", ".join(f"{name} {s}" for name, s in failing.items())
+        return incorrect(f"after one backward, not every parameter is OK: {listed}")
+    if not _trained_ratio(model) < 0.5:
+        return incorrect("every parameter gets a gradient, but 150 Adam steps do not halve the loss")
+    return correct(
+        "every parameter is OK and the model trains. round() is flat almost everywhere, so its derivative"
+        " is 0: the gate was ZERO_GRAD, never NO_GRAD. A soft gate (or a straight-through one) lets it learn."
+    )
+
 
 ACTIVITIES = (
     Activity(
@@ -100,5 +156,29 @@ ACTIVITIES = (
             "clone and stack are recorded operations; as_tensor and .to() to the same dtype return h itself.",
         ),
         solution='cuts = {"b", "e"}',
+    ),
+    Activity(
+        id="13.3",
+        task="Find with the harness why GateNet's gate never learns; write FixedGateNet, in which it does.",
+        names=("FixedGateNet",),
+        check=_check_gate,
+        hints=(
+            "Run debug_training_step (or classify_parameter_gradients after one backward) on GateNet: which"
+            " status do the gate's parameters get?",
+            "ZERO_GRAD, not NO_GRAD: the gate is in the graph, but an operation on its path has slope 0.",
+            "round() is a staircase; the gate can learn through sigmoid(...) itself, a value in (0, 1).",
+        ),
+        solution=(
+            "class FixedGateNet(nn.Module):\n"
+            "    def __init__(self) -> None:\n"
+            "        super().__init__()\n"
+            "        self.fc1 = nn.Linear(4, 8)\n"
+            "        self.gate = nn.Linear(4, 8)\n"
+            "        self.fc2 = nn.Linear(8, 1)\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        open_ = torch.sigmoid(self.gate(x))  # soft: between 0 and 1, and differentiable\n"
+            "        return self.fc2(torch.relu(self.fc1(x)) * open_)"
+        ),
     ),
 )

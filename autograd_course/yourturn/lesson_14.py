@@ -73,6 +73,60 @@ def _registering_ways() -> dict[str, bool]:
 _check_registering = which_ones(_registering_ways, "make model.parameters() list the layer")
 
 
+def _log_step(safe_log: Any) -> tuple:
+    """(train_step, model, optimizer) for a net whose hidden layer goes through safe_log."""
+    import torch
+    from torch import nn
+
+    from helpers import make_tiny_problem
+
+    class LogLayer(nn.Module):
+        def forward(self, h: torch.Tensor) -> torch.Tensor:
+            return safe_log(h)
+
+    torch.manual_seed(0)
+    x, y = make_tiny_problem(seed=0)
+    model = nn.Sequential(nn.Linear(4, 8), LogLayer(), nn.Linear(8, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def train_step() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return train_step, model, optimizer
+
+
+def _check_safe_log(safe_log: Any) -> tuple:
+    import torch
+
+    from helpers import diagnose
+
+    if not callable(safe_log):
+        return incorrect(f"expected a function (or module) of one tensor, got {safe_log!r}")
+    h = torch.tensor([2.0, 0.5, 0.0, -1.0, -3.0, 1e-3], dtype=torch.float64, requires_grad=True)
+    out = safe_log(h)
+    positive = h.detach() > 0
+    wanted = torch.where(positive, h.detach().clamp(min=1e-300).log(), torch.zeros_like(h))
+    if not (isinstance(out, torch.Tensor) and out.shape == h.shape and torch.allclose(out, wanted)):
+        return incorrect("the values are not log(h) where h > 0 and 0 elsewhere (h = 0 included)")
+    out.sum().backward()
+    if h.grad is None or not torch.isfinite(h.grad).all():
+        where = [] if h.grad is None else h.detach()[~torch.isfinite(h.grad)].tolist()
+        return incorrect(f"the values are right, but the gradient is not finite at h = {where}")
+    if not torch.allclose(h.grad, torch.where(positive, 1 / h.detach(), torch.zeros_like(h))):
+        return incorrect("the gradient should be 1/h where h > 0 and 0 where the output is the constant 0")
+    diagnosis = diagnose(*_log_step(safe_log))
+    if not diagnosis.ok:
+        return incorrect(f"in a training step, diagnose says {diagnosis.stage.name}")
+    return correct(
+        "finite values, the gradient 1/h where log is used and 0 elsewhere, and diagnose says OK: no branch"
+        " ever takes the log of a number that is not positive."
+    )
+
+
 ACTIVITIES = (
     Activity(
         id="14.1",
@@ -87,6 +141,23 @@ ACTIVITIES = (
     ),
     Activity(
         id="14.2",
+        task="Write safe_log: log(h) where h > 0, 0 elsewhere, with a gradient that is finite everywhere.",
+        names=("safe_log",),
+        check=_check_safe_log,
+        hints=(
+            "torch.where(h > 0, torch.log(h), 0) has the right values; run its backward on h = 0 and h = -1.",
+            "As with SafeSqrt: make the input of log safe, not only its output.",
+            "Give log a positive number in every entry (clamp, or where(h > 0, h, 1)), then pick 0 where"
+            " h <= 0.",
+        ),
+        solution=(
+            "def safe_log(h):\n"
+            "    positive = h > 0\n"
+            "    return torch.where(positive, torch.log(torch.where(positive, h, torch.ones_like(h))), 0.0)"
+        ),
+    ),
+    Activity(
+        id="14.3",
         task="Predict which of seven ways to keep a layer in __init__ make model.parameters() list it.",
         names=("registers",),
         check=_check_registering,

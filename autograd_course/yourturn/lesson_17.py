@@ -12,6 +12,11 @@ __all__ = ["ACTIVITIES"]
 
 
 KEEPS = {"loss", "penalty"}
+NO_GRAPH = {  # why each value that keeps no graph keeps none: the misconception behind choosing it
+    "accuracy": "accuracy: argmax has no gradient, so the accuracy is computed without a graph",
+    "grad_norm": "grad_norm: clip_grad_norm_ reads .grad, which does not require grad",
+    "lr": "lr: a Python float holds no tensor at all",
+}
 
 
 def _check_keeps_graph(keeps_graph: Any) -> tuple:
@@ -26,16 +31,12 @@ def _check_keeps_graph(keeps_graph: Any) -> tuple:
             "loss and penalty are computed from parameters with grad mode on; argmax, .grad norms "
             "and a float carry no graph."
         )
-    if "penalty" not in names:
-        return incorrect(
-            "the penalty is a sum over p.pow(2) of parameters that require grad: it has a grad_fn"
-        )
-    if "accuracy" in names:
-        return incorrect("argmax has no gradient: the accuracy is computed without a graph")
-    if "grad_norm" in names:
-        return incorrect("clip_grad_norm_ reads .grad, which does not require grad: its norm has no graph")
+    wrong = [NO_GRAPH[n] for n in sorted(names - KEEPS)]
+    left_out = len(KEEPS - names)
+    counted = "1 value that keeps a graph is" if left_out == 1 else f"{left_out} values that keep a graph are"
+    also = [f"{counted} not in your set"] if left_out else []
     return incorrect(
-        f"{sorted(names)} is not it: which values are computed from parameters with grad mode on?"
+        "; ".join(wrong + also) + ". Which values are tensors computed from parameters with grad on?"
     )
 
 
@@ -134,6 +135,41 @@ def _raising_orders() -> dict[str, bool]:
 _check_raising_orders = which_ones(_raising_orders, "raise for a tensor changed in place")
 
 
+def _accumulation_error(accumulate: Any, sizes: tuple[int, ...]) -> float | None:
+    """The largest gap between accumulate's .grad and the full batch's (None: some .grad is None)."""
+    from helpers import TinyNet, make_tiny_problem
+
+    x, y = make_tiny_problem(seed=1, n=sum(sizes))
+    full = TinyNet(seed=0)
+    ((full(x) - y) ** 2).mean().backward()
+    model = TinyNet(seed=0)
+    accumulate(model, list(zip(x.split(list(sizes)), y.split(list(sizes)))))
+    gaps = []
+    for mine, true in zip(model.parameters(), full.parameters()):
+        if mine.grad is None:
+            return None
+        gaps.append(((mine.grad - true.grad).abs().max() / true.grad.abs().max()).item())
+    return max(gaps)
+
+
+def _check_accumulate(accumulate: Any) -> tuple:
+    if not callable(accumulate):
+        return incorrect(f"expected a function accumulate(model, micro_batches), got {accumulate!r}")
+    for sizes in ((6, 6, 4), (3, 9, 1, 2)):
+        gap = _accumulation_error(accumulate, sizes)
+        if gap is None:
+            return incorrect(f"with micro-batches of {list(sizes)} some parameters have no .grad afterwards")
+        if gap > 1e-5:
+            return incorrect(
+                f"with micro-batches of {list(sizes)} samples, .grad is off the full batch's by {gap:.0%} of"
+                " its largest entry"
+            )
+    return correct(
+        "the accumulated .grad is the full batch's, whatever the sizes: each micro-batch's mean weighted by"
+        " its share of the samples (or summed, then divided by the total)."
+    )
+
+
 ACTIVITIES = (
     Activity(
         id="17.1",
@@ -173,5 +209,27 @@ ACTIVITIES = (
             " d_loss_through_g's through both.",
         ),
         solution='raises = {"a", "d"}',
+    ),
+    Activity(
+        id="17.4",
+        task=(
+            "Write accumulate(model, micro_batches): backward per micro-batch, leaving in .grad the gradient"
+            " of the MSE over all the samples, for micro-batches of unequal sizes."
+        ),
+        names=("accumulate",),
+        check=_check_accumulate,
+        hints=(
+            "Compare with the full batch on the sizes [6, 6, 4]: dividing each mean loss by the number of"
+            " micro-batches weighs every micro-batch the same, however many samples it holds.",
+            "The full batch's mean is the sum of every sample's loss over the number of samples N: give each"
+            " micro-batch the weight len(xb) / N.",
+        ),
+        solution=(
+            "def accumulate(model, micro_batches):\n"
+            "    total = sum(len(xb) for xb, _ in micro_batches)\n"
+            "    for xb, yb in micro_batches:\n"
+            "        loss = ((model(xb) - yb) ** 2).mean()\n"
+            "        (loss * len(xb) / total).backward()"
+        ),
     ),
 )

@@ -39,3 +39,41 @@ TABLE["17.3"] = {
     ],
     "with_extra_lines": ['raises = {"a", "d"}\nprint(sorted(raises))'],
 }
+
+TABLE["17.4"] = {
+    "right": [
+        "def accumulate(net, batches):\n"
+        "    n_all = sum(len(xb) for xb, _ in batches)\n"
+        "    for xb, yb in batches:\n"
+        "        (((net(xb) - yb) ** 2).sum() / n_all).backward()",
+        "def accumulate(net, batches):\n"
+        "    n_all = sum(yb.shape[0] for _, yb in batches)\n"
+        "    for xb, yb in batches:\n"
+        '        part = nn.functional.mse_loss(net(xb), yb, reduction="sum")\n'
+        "        part.div(n_all).backward()",
+    ],
+    "wrong": [
+        "def accumulate(net, batches):\n"
+        "    for xb, yb in batches:\n"
+        "        (((net(xb) - yb) ** 2).mean() / len(batches)).backward()",  # right only for equal sizes
+        "def accumulate(net, batches):\n"
+        "    for xb, yb in batches:\n"
+        "        ((net(xb) - yb) ** 2).mean().backward()",  # a sum of means, as many times too large
+        "def accumulate(net, batches):\n"
+        "    n_all = sum(len(xb) for xb, _ in batches)\n"
+        "    for xb, yb in batches:\n"
+        "        net.zero_grad()\n"
+        "        (((net(xb) - yb) ** 2).sum() / n_all).backward()",  # only the last micro-batch is left
+    ],
+    "with_extra_lines": [
+        "def accumulate(net, batches):\n"
+        "    n_all = sum(len(xb) for xb, _ in batches)\n"
+        "    for xb, yb in batches:\n"
+        "        (((net(xb) - yb) ** 2).mean() * len(xb) / n_all).backward()\n"
+        "\n\n"
+        "probe_net = nn.Linear(4, 1)\n"
+        "probe_batches = [(torch.ones(3, 4), torch.zeros(3, 1)), (torch.ones(1, 4), torch.zeros(1, 1))]\n"
+        "accumulate(probe_net, probe_batches)\n"
+        "print(probe_net.bias.grad)",
+    ],
+}
