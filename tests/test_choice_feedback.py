@@ -30,8 +30,6 @@ def _lesson_01_model() -> tuple:
 
 
 CONTEXT: dict[str, Callable[[], tuple]] = {"01.1": _lesson_01_model}  # lesson values a check reads
-# Hand-written checks of other lessons that still name a left-out option; each leaves the list once fixed.
-NOT_YET = {"15.2", "17.1"}
 
 
 def _solution_value(activity: Activity) -> Any:
@@ -51,8 +49,7 @@ def _choice_activities() -> Iterator[Any]:
             value = _solution_value(activity)
             one_letter = isinstance(value, str) and len(value) == 1 and value.isalpha()
             if one_letter or (isinstance(value, set) and all(isinstance(v, str) for v in value)):
-                marks = [pytest.mark.xfail(strict=True, reason="names left-out options")]
-                yield pytest.param(activity, value, id=activity.id, marks=marks * (activity.id in NOT_YET))
+                yield pytest.param(activity, value, id=activity.id)
 
 
 CHOICES = list(_choice_activities())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograd_course.yourturn.answers import whole_number_of
-from autograd_course.yourturn.choice import strings_of
+from autograd_course.yourturn.choice import offering, strings_of
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -56,6 +56,7 @@ def _check_listed(listed: Any) -> tuple:
     return incorrect(f"{listed} is not it: count weight and bias of each registered Linear")
 
 
+@offering(lambda: LEAVES | set(NOT_LEAVES))
 def _check_leaves(leaves: Any) -> tuple:
     given = strings_of(leaves)
     if given is None:

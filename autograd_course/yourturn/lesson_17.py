@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograd_course.yourturn.answers import number_of
-from autograd_course.yourturn.choice import strings_of, which_ones
+from autograd_course.yourturn.choice import offering, strings_of, which_ones
 from autograd_course.yourturn.engine import Activity, correct, incorrect
 
 __all__ = ["ACTIVITIES"]
@@ -19,6 +19,7 @@ NO_GRAPH = {  # why each value that keeps no graph keeps none: the misconception
 }
 
 
+@offering(lambda: KEEPS | set(NO_GRAPH))
 def _check_keeps_graph(keeps_graph: Any) -> tuple:
     options = {"loss", "accuracy", "grad_norm", "penalty", "lr"}
     names = strings_of(keeps_graph)
