@@ -161,7 +161,11 @@ def test_checks_judge_every_answer_in_the_table(lesson: str) -> None:
     checks = {aid: i for i, (aid, role) in found.items() if role == "check"}
     last = max(checks.values())
     client = NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(LESSONS[lesson].parent)}}
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(LESSONS[lesson].parent)}},
+        shutdown_kernel="immediate",  # killed, as the course's own runs do: a graceful stop waits ~2 s
     )
     kernel, problems = Kernel(client, cells), []
     with client.setup_kernel():

@@ -106,6 +106,7 @@ def execute(lesson: str) -> Any:
         timeout=120,
         kernel_name="python3",
         resources={"metadata": {"path": str(LESSONS[lesson].parent)}},
+        shutdown_kernel="immediate",  # killed, as the course's own runs do: a graceful stop waits ~2 s
     ).execute()
     return nb
 
