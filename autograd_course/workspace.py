@@ -11,7 +11,7 @@ import json
 import shutil
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from autograd_course.course import course_notebooks, exercise_notebooks
@@ -23,12 +23,15 @@ __all__ = [
     "LEARNER_FILE",
     "LESSONS",
     "PROGRESS_FILE",
+    "RESETS_FILE",
     "Populated",
     "backup_path",
     "copy_notebook",
     "hide_revealed_answers",
     "populate",
     "read_progress",
+    "read_resets",
+    "record_reset",
     "recorded_learner",
     "revealed_activity",
     "write_learner",
@@ -38,6 +41,7 @@ __all__ = [
 LESSONS = "lessons"
 BACKUPS = "backups"  # visible on purpose; older versions used the hidden .backups/, left where it is
 EXERCISE_LINK = "](../exercises/"  # how a lesson in notebooks/ links to a challenge notebook
+RESETS_FILE = PurePosixPath(".autograd-course") / "resets.json"  # when `reset` last restored each file
 REVEALS = "reveals"  # cell metadata autograd_course.reveals = "NN.k": its output shows activity NN.k's answer
 
 
@@ -172,3 +176,24 @@ def read_progress(workspace: Path) -> dict:
     except (OSError, json.JSONDecodeError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def record_reset(workspace: Path, target: Path) -> None:
+    """Remember target's modification time as `reset` left it: until the learner saves it again it is the
+    course's copy, not the notebook they worked on last, nor one changed since its last check."""
+    path = workspace / RESETS_FILE
+    state = read_resets(workspace)
+    state[target.relative_to(workspace).as_posix()] = target.stat().st_mtime
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({name: state[name] for name in sorted(state)}, indent=1) + "\n")
+
+
+def read_resets(workspace: Path) -> dict[str, float]:
+    """The modification time `reset` left on each file it restored, by path relative to the workspace."""
+    try:
+        data = json.loads((workspace / RESETS_FILE).read_text())
+    except (OSError, json.JSONDecodeError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {name: t for name, t in data.items() if isinstance(t, (int, float))}

@@ -7,12 +7,14 @@ Each lesson NN with activities has a table `tests/activity_answers/lesson_NN.py`
 For every activity: at least one right answer and two wrong ones (three in all), no right answer equal to
 the declared solution (a right answer written another way), and at least one right answer beside the
 learner's own extra lines (a backward, a print, a second call): a check judges the answer, not the habits
-around it. The slow test runs the lesson in ONE kernel: the cells in order; at an activity's answer cell
-each alternative source runs in place of the stub, then the check cell TWICE, and both verdicts must be
+around it. The slow tests run the lesson ONCE, in one kernel: the cells in order; at an activity's answer
+cell each alternative source runs in place of the stub, then the check cell TWICE, and both verdicts must be
 *correct* for a right answer (with or without extra lines) and *incorrect* for a wrong one (a check that
 changes the learner's objects judges the second time differently). Between
 alternatives the kernel is put back: the activity's names are removed, the torch RNG state is restored, and
 the earlier cells that define a name the alternative reads or writes run again (an answer may mutate them).
+Then the declared solution runs in the answer cell and the lesson goes on with it: its check cell, in its
+place, must say *correct* (the stored lesson, with the stubs, is strict nbval's: every check *not attempted*).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import copy
 import importlib.util
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import nbformat
 import pytest
@@ -145,34 +147,87 @@ def judge_alternatives(kernel: Kernel, activity: Any, answer: int, check: int, e
                     f"{activity.id} {kind} answer shown {shown}, expected {VERDICT[kind]!r} twice:\n{source}"
                 )
     kernel.reset(touched, answer, activity.names)
-    kernel.run_cell(answer)  # the stub again, so the lesson goes on as stored
+    kernel.run_cell(answer)  # the answer cell as the run holds it (the solution), so the lesson goes on
     return problems
+
+
+class LessonRun(NamedTuple):
+    """One lesson run once in one kernel: the table's mismatches, and each check's verdict on the solution."""
+
+    problems: list[str]
+    solved: dict[str, str | None]
+
+
+def _has_table(lesson: str) -> bool:
+    return (TABLES / f"lesson_{lesson}.py").is_file()
+
+
+@cache
+def lesson_run(lesson: str) -> LessonRun | BaseException:
+    """The lesson in ONE kernel with every answer cell solved, cut after its last check cell: at each answer
+    cell the table's alternatives are judged first (the kernel put back between them), then the solution
+    runs and the lesson goes on with it, each check cell in its place. Both tests of a lesson read this one
+    run (the file stays on one worker), so no lesson is executed twice. An exception is returned, not raised.
+    """
+    from nbclient import NotebookClient
+
+    answers = table(lesson) if _has_table(lesson) else {}
+    nb = nbformat.read(LESSONS[lesson], as_version=4)
+    cells, found = copy.deepcopy(nb.cells), roles(nb)
+    declared = {a.id: a for a in activities(lesson)}
+    for i, (activity_id, role) in found.items():
+        if role == "answer":
+            cells[i].source = declared[activity_id].solution  # what the kernel runs there, once judged
+    checks = {aid: i for i, (aid, role) in found.items() if role == "check"}
+    client = NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(LESSONS[lesson].parent)}},
+        shutdown_kernel="immediate",  # killed, as the course's own runs do: a graceful stop waits ~2 s
+    )
+    kernel, problems, solved = Kernel(client, cells), [], {}
+    try:
+        with client.setup_kernel():
+            for i in range(max(checks.values()) + 1):
+                activity_id, role = found.get(i, ("", ""))
+                if cells[i].cell_type != "code":
+                    continue
+                if role == "answer" and activity_id in answers:
+                    entry = answers[activity_id]
+                    problems += judge_alternatives(
+                        kernel, declared[activity_id], i, checks[activity_id], entry
+                    )
+                elif role == "check":
+                    shown = [v for out in kernel.run(cells[i].source, i).outputs if (v := verdict_of(out))]
+                    one = len(shown) == 1 and shown[0]["id"] == activity_id
+                    solved[activity_id] = shown[0]["outcome"] if one else f"{len(shown)} verdicts: {shown}"
+                else:
+                    kernel.run_cell(i)
+    except Exception as exc:  # the lesson itself failed to run: both tests report it
+        return exc
+    return LessonRun(problems, solved)
+
+
+def _run(lesson: str) -> LessonRun:
+    run = lesson_run(lesson)
+    if isinstance(run, BaseException):
+        pytest.fail(f"{lesson}: the solved lesson failed to run: {type(run).__name__}: {str(run)[-2000:]}")
+    return run
 
 
 @pytest.mark.slow
 @by_lesson
 def test_checks_judge_every_answer_in_the_table(lesson: str) -> None:
-    from nbclient import NotebookClient
-
-    answers = table(lesson)
-    nb = nbformat.read(LESSONS[lesson], as_version=4)
-    cells, found = copy.deepcopy(nb.cells), roles(nb)
-    declared = {a.id: a for a in activities(lesson)}
-    checks = {aid: i for i, (aid, role) in found.items() if role == "check"}
-    last = max(checks.values())
-    client = NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(LESSONS[lesson].parent)}}
-    )
-    kernel, problems = Kernel(client, cells), []
-    with client.setup_kernel():
-        for i in range(last + 1):
-            if cells[i].cell_type != "code":
-                continue
-            activity_id, role = found.get(i, ("", ""))
-            if role == "answer":
-                problems += judge_alternatives(
-                    kernel, declared[activity_id], i, checks[activity_id], answers[activity_id]
-                )
-            elif role != "check":
-                kernel.run_cell(i)
+    table(lesson)  # skips a lesson without a table
+    problems = _run(lesson).problems
     assert not problems, f"{lesson}: {len(problems)} answers judged wrongly:\n\n" + "\n\n".join(problems)
+
+
+@pytest.mark.slow
+@by_lesson
+def test_solved_lesson_shows_every_activity_correct(lesson: str) -> None:
+    """Each declared solution in its answer cell makes its check say correct, and the lesson runs on."""
+    shown = _run(lesson).solved
+    assert shown == dict.fromkeys(shown, "correct"), f"{lesson}: solved verdicts {shown}"
+    assert sorted(shown) == [a.id for a in activities(lesson)]

@@ -97,10 +97,19 @@ def test_a_killed_kernel_is_an_error_and_the_batch_goes_on(graded_bad):
 
 
 def test_solutions_and_exercises_tag_the_same_cells():
-    for sol in sorted(SOL.glob("*.ipynb")):
+    solutions = sorted(SOL.glob("*.ipynb"))
+    assert solutions, f"no solution notebooks in {SOL}"
+    for sol in solutions:
         a = [m for _, m in challenge_cells(nbformat.read(sol, as_version=4))]
         b = [m for _, m in challenge_cells(nbformat.read(EXE / sol.name, as_version=4))]
-        assert a == b and all(META_KEY for _ in a)
+        assert a, f"{sol.name} has no cell tagged {META_KEY!r}"
+        assert a == b, sol.name
+        exercise = sol.name.split("_")[0]
+        assert {m["exercise"] for m in a} == {exercise}, sol.name
+        # every part has its task, answer and check cell, in that order
+        roles = [(m["part"], m["role"]) for m in a]
+        parts = sorted({part for part, _ in roles})
+        assert roles == [(p, r) for p in parts for r in ("task", "answer", "check")], sol.name
 
 
 def test_check_grades_a_fresh_exercise_as_not_attempted_and_records_progress(check_run, capsys):

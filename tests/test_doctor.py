@@ -478,6 +478,7 @@ def test_buffers_are_restored() -> None:
     step = plain_step(model, optimizer, X, Y)
 
     assert diagnose(step, model, optimizer).stage is Stage.OK
+    assert len(stats) == len(list(model.buffers())) == 3  # running mean, running var, batch count
     assert all(torch.equal(a, b) for a, b in zip(stats, model.buffers()))
 
 

@@ -108,7 +108,9 @@ def _tries_every_stage(root: Path) -> None:
     brute = nbformat.v4.new_code_cell("for stage in Stage:\n    ex.part1.check()")
     quinn.cells.insert(_cell(quinn, 1, "answer"), brute)
     with mock.patch.dict(os.environ, {LEARNER_ENV: "quinn"}):
-        NotebookClient(quinn, timeout=300, resources={"metadata": {"path": str(root)}}).execute()
+        # killed at the end, as the course's own runs do: a graceful stop waits about 2 s
+        kill = {"shutdown_kernel": "immediate"}
+        NotebookClient(quinn, timeout=300, resources={"metadata": {"path": str(root)}}, **kill).execute()
     nbformat.write(quinn, root / "quinn.ipynb")
 
 

@@ -125,6 +125,7 @@ def test_only_answer_cells_are_read():
         ),
     )
     sources = answer_sources(nb)
+    assert sources, "a solved notebook has answer cells"
     assert all("detach = " not in a.source for a in sources.values())
 
 

@@ -54,7 +54,7 @@ def test_a_healthy_step_matches_a_plain_torch_step():
         assert row.rms == pytest.approx(grad.pow(2).mean().sqrt().item(), rel=1e-5), name
         assert torch.allclose(model.get_parameter(name).detach(), reference.get_parameter(name) - LR * grad)
     assert set(report.classification.status.values()) == {GradStatus.OK}
-    assert all(report.changes.changed.values())
+    assert set(report.changes.changed) == set(ref_grads) and all(report.changes.changed.values())
 
 
 def test_bug_b_frozen_layer_is_reported_and_does_not_move():

@@ -133,6 +133,7 @@ def test_git_file_install_carries_the_content(venv, tmp_path):
     assert not (content / "solutions").exists()
     for folder in ("notebooks", "exercises"):
         shipped = {p.name: p.read_bytes() for p in (content / folder).glob("*.ipynb")}
+        assert shipped, folder
         assert shipped == {p.name: p.read_bytes() for p in (clone / folder).glob("*.ipynb")}, folder
     before = _package_files(venv)
     scratch = tmp_path / "scratch"

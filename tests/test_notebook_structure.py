@@ -369,3 +369,9 @@ def test_readme_test_command_runs_nbval_on_notebooks() -> None:
     assert "notebooks" in options["testpaths"], f"pytest testpaths {options['testpaths']} skip notebooks/"
     assert "--nbval" in options["addopts"], "pytest addopts do not turn on strict nbval"
     assert not any("--nbval-lax" in a for a in options["addopts"]), "nbval must be strict, not --nbval-lax"
+
+
+def test_readme_test_command_shows_the_slowest_tests() -> None:
+    """Every CI run (.ci/run runs this command verbatim) ends with where its time went."""
+    durations = [a for a in shlex.split(readme_test_command()) if a.startswith("--durations=")]
+    assert len(durations) == 1 and int(durations[0].split("=", 1)[1]) >= 10, readme_test_command()

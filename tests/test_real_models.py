@@ -182,6 +182,7 @@ def test_diagnose_leaves_no_trace_and_the_next_steps_are_bit_identical(explicit:
     (m0, s0, e0, sc0, r0), (m1, s1, e1, sc1, r1) = runs
     assert e0 == e1 and sc0 == sc1 and torch.equal(r0, r1)
     assert all(torch.equal(m0[k], m1[k]) for k in m0), [k for k in m0 if not torch.equal(m0[k], m1[k])]
+    assert s0 and s0.keys() == s1.keys(), "the optimizer keeps state for every parameter"
     for p in s0:
         assert all(torch.equal(torch.as_tensor(s0[p][k]), torch.as_tensor(s1[p][k])) for k in s0[p])
 

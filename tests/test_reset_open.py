@@ -65,3 +65,14 @@ def test_a_server_that_does_not_answer_or_serves_elsewhere_is_left_out(tmp_path,
     assert not open_notebooks.open_in(target, [{"url": server, "token": "secret", "root_dir": "/elsewhere"}])
     assert not open_notebooks.open_in(target, [{"url": "http://127.0.0.1:9/", "root_dir": str(tmp_path)}])
     assert not open_notebooks.open_in(Path("x.ipynb"), [{"url": server}])
+
+
+def test_the_file_changed_warning_names_the_button_to_click_not_enter(tmp_path, monkeypatch, capsys):
+    """JupyterLab's "File Changed" dialog focuses Overwrite: Enter writes the old notebook back."""
+    monkeypatch.setattr(open_notebooks, "running_servers", lambda: [])
+    assert main(["reset", "A", "--dir", str(tmp_path / "my-work")]) == 0
+    note = capsys.readouterr().out.splitlines()[-1]
+    assert "click Revert" in note, note
+    [enter] = [sentence for sentence in note.split(". ") if "Enter" in sentence]
+    assert enter.startswith("Do not press Enter") and "Enter chooses Overwrite" in enter, enter
+    assert "choose Overwrite" not in note and "click Overwrite" not in note and "choose Revert" not in note

@@ -76,7 +76,9 @@ def test_no_page_loads_a_script_style_or_image_from_another_host(site):
         assert not remote, f"{page.name} loads {remote}"
         for src in re.findall(r"<script\b[^>]*\bsrc=\"([^\"]*)\"", text):
             assert (page.parent / src).resolve().is_file(), f"{page.name}: {src} is not in the site"
-    for css in (site / "static").glob("*.css"):
+    stylesheets = list((site / "static").glob("*.css"))
+    assert stylesheets, "the site has its stylesheets"
+    for css in stylesheets:
         assert not re.search(r"@import|url\(\s*['\"]?(https?:)?//", css.read_text(encoding="utf-8")), css.name
 
 

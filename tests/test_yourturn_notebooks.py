@@ -1,16 +1,13 @@
-"""Your-turn activities checked both ways: stored lessons say *not attempted*, solved ones *correct*.
+"""Your-turn activities: each has its answer and check cells, and stored lessons say *not attempted*.
 
 The stored way reads the committed outputs (strict nbval proves they are what a run prints). The solved
-way replaces every answer cell with its declared solution and executes each lesson up to its last check
-cell, one kernel per notebook, all lessons in parallel threads.
+way, every answer cell replaced by its declared solution and each check *correct*, is asserted in
+tests/test_activity_answers.py, on the one run of each lesson that also judges its answer table.
 """
 
 from __future__ import annotations
 
-import copy
-import os
 import re
-from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Any
 
@@ -84,50 +81,6 @@ def test_every_activity_has_an_answer_then_a_check_cell(lesson: str) -> None:
 def test_stored_lesson_shows_every_activity_not_attempted(lesson: str) -> None:
     shown = verdicts(stored(lesson))
     assert shown == dict.fromkeys(shown, "not attempted"), f"{lesson}: stored verdicts {shown}"
-
-
-def solved(lesson: str) -> Any:
-    """The lesson with each answer cell replaced by its solution, cut after the last check cell."""
-    nb = copy.deepcopy(stored(lesson))
-    solutions = {a.id: a.solution for a in activities(lesson)}
-    for activity_id, i in role_cells(nb, "answer").items():
-        nb.cells[i].source = solutions[activity_id]
-    nb.cells = nb.cells[: max(role_cells(nb, "check").values()) + 1]
-    return nb
-
-
-def execute(lesson: str) -> Any:
-    """Run the solved lesson in its own kernel, in the lesson's folder."""
-    from nbclient import NotebookClient
-
-    nb = solved(lesson)
-    NotebookClient(
-        nb,
-        timeout=120,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(LESSONS[lesson].parent)}},
-    ).execute()
-    return nb
-
-
-@pytest.fixture(scope="module")
-def solved_runs() -> dict[str, Any]:
-    """Every solved lesson executed once, in parallel (one kernel each)."""
-    workers = max(2, min(4, os.cpu_count() or 2))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {lesson: pool.submit(execute, lesson) for lesson in DECLARED}
-        return {lesson: future.exception() or future.result() for lesson, future in futures.items()}
-
-
-@pytest.mark.slow
-@by_lesson
-def test_solved_lesson_shows_every_activity_correct(lesson: str, solved_runs: dict[str, Any]) -> None:
-    run = solved_runs[lesson]
-    if isinstance(run, BaseException):
-        pytest.fail(f"{lesson}: the solved lesson failed to run: {type(run).__name__}: {str(run)[-2000:]}")
-    shown = verdicts(run)
-    assert shown == dict.fromkeys(shown, "correct"), f"{lesson}: solved verdicts {shown}"
-    assert sorted(shown) == [a.id for a in activities(lesson)]
 
 
 def test_solutions_are_not_the_stored_stubs() -> None:

@@ -93,16 +93,30 @@ def main(args: argparse.Namespace) -> int:
     return _grade(workspace, challenge, args)
 
 
+def submissions(files: dict[str, Path], learner: str | None, jobs: int) -> list:
+    """One Submission per notebook, in `jobs` groups of neighbouring notebooks.
+
+    The grader starts one kernel per group (its "student"): starting a kernel and importing torch is
+    most of what checking a notebook costs, so the notebooks share `jobs` kernels that run side by side.
+    """
+    from autograd_course.grading.grade import Submission
+
+    count = len(files)
+    return [
+        Submission(f"group {k * jobs // count:04d}", name, nb, learner=learner)
+        for k, (name, nb) in enumerate(files.items())
+    ]
+
+
 def _grade(workspace: Path, notebooks: list[Path], args: argparse.Namespace) -> int:
     """Grade the challenge notebooks, print the table, remember the outcome for `progress`."""
     # The grader imports torch: only when checking, not for every `autograd-course` call.
-    from autograd_course.grading.grade import Submission, grade_folder
+    from autograd_course.grading.grade import grade_folder
     from autograd_course.grading.preflight import GraderUnusable, check_grader
     from autograd_course.grading.results import table_text
 
     files = {nb.name: nb for nb in notebooks}
-    learner = read_learner(workspace)
-    subs = [Submission(name, name, nb, learner=learner) for name, nb in files.items()]
+    subs = submissions(files, read_learner(workspace), args.jobs)
     try:
         check_grader(None, subs)
     except GraderUnusable as exc:

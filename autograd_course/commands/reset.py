@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from autograd_course.course import COURSE_MAP, course_notebooks, exercise_ids, find_exercise
-from autograd_course.workspace import LESSONS, backup_path, copy_notebook, recorded_learner
+from autograd_course.workspace import LESSONS, backup_path, copy_notebook, record_reset, recorded_learner
 
 LESSON_RANGE = f"{COURSE_MAP[0].number}-{COURSE_MAP[-1].number}"
 
@@ -30,6 +30,8 @@ def _source(name: str, workspace: Path) -> tuple[Path, Path] | None:
     if exercise is not None:
         return exercise, workspace / exercise.name
     stem = Path(name).name.removesuffix(".ipynb")
+    if stem.isdigit():
+        stem = stem.zfill(2)  # "4" is lesson 04
     for lesson in course_notebooks():
         if stem in (lesson.stem, lesson.name[:2]):
             return lesson, workspace / LESSONS / lesson.name
@@ -56,6 +58,7 @@ def main(args: argparse.Namespace) -> int:
     is_exercise = target.parent == workspace
     learner = recorded_learner(workspace) if is_exercise else None
     copy_notebook(source, target, learner, lesson=not is_exercise)
+    record_reset(workspace, target)
     print(f"restored {target}")
     print(_open_copy_note(target))
     return 0
@@ -68,8 +71,8 @@ def _open_copy_note(target: Path) -> str:
     servers = open_in(target)
     reload = (
         "choose File > Reload Notebook from Disk there (or close its tab and Discard) before you save. "
-        'If JupyterLab asks "File Changed" when you save, choose Revert: Overwrite, the button Enter '
-        "presses, writes your old version back over the reset"
+        'If JupyterLab shows "File Changed" when you save, click Revert, which loads the restored notebook. '
+        "Do not press Enter there: Enter chooses Overwrite, which writes your old version back over the reset"
     )
     if servers:
         return f"{target.name} is open in JupyterLab ({', '.join(servers)}): {reload}."

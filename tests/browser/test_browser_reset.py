@@ -95,7 +95,8 @@ def test_reset_while_the_lesson_is_open(
     _answer_and_save(notebook, index, on_disk)
     told = _reset(lab_server, workspace)
     assert f"is open in JupyterLab ({lab_server.url}/)" in told, told
-    assert "File > Reload Notebook from Disk" in told and "choose Revert" in told, told
+    assert "File > Reload Notebook from Disk" in told and "click Revert" in told, told
+    assert "Do not press Enter" in told, told
     assert _answer_on_disk(on_disk, index) == stub
     notebook.menu("File", "docmanager:reload")
     _shows_the_reset(notebook, index, stub)

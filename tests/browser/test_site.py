@@ -222,3 +222,97 @@ def test_layout_reads_at_laptop_and_phone_width(
             assert sidebar["x"] + sidebar["width"] <= article["x"], "the chapters sit beside the page"
     finally:
         page.close()
+
+
+_SEARCH_LAYOUT = """() => {
+  const box = document.getElementById('search-box').getBoundingClientRect();
+  const results = document.getElementById('search-results').getBoundingClientRect();
+  return {box: [box.left, box.top, box.right, box.bottom],
+          results: [results.left, results.top, results.right, results.bottom], width: innerWidth};
+}"""
+_COURSE_MAP = """() => {
+  const table = document.querySelector('table.course-map');
+  const box = table.getBoundingClientRect();
+  const times = [...table.querySelectorAll('tbody tr')].map(tr => tr.lastElementChild);
+  const hidden = times.filter(td => {
+    const r = td.getBoundingClientRect();
+    return r.width === 0 || r.left < box.left - 1 || r.right > box.right + 1 || r.right > innerWidth;
+  });
+  return {rows: times.length, times: times.map(td => td.innerText.trim()),
+          hidden: hidden.map(td => td.innerText), sideways: table.scrollWidth - table.clientWidth};
+}"""
+_CONTENTS_CUT = """() => {
+  const nav = document.querySelector('nav.contents');
+  const box = nav.getBoundingClientRect();
+  return [...nav.querySelectorAll('a')].map(a => {
+    a.scrollIntoView({block: 'center'});
+    const range = document.createRange();
+    range.selectNodeContents(a);
+    const rects = [...range.getClientRects()];
+    const cut = rects.some(q => q.left < box.left || q.right > box.right || q.right > innerWidth)
+      || a.scrollWidth > a.clientWidth + 1
+      || rects.some(q => [q.left + 1, q.right - 1].some(x => {
+           const hit = document.elementFromPoint(x, q.top + q.height / 2);
+           return !hit || !a.contains(hit); }));
+    return {text: a.innerText, cut, lines: rects.length};
+  });
+}"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_search_results_open_below_the_search_box(width: int, site_url: str, browser_context: BrowserContext):
+    """The results never cover the box being typed in, and stay on the screen."""
+    page = browser_context.new_page()
+    try:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(site_url + "index.html")
+        page.wait_for_function(_READY, timeout=20_000)
+        page.get_by_label("Search the course").fill("retain_graph")
+        page.locator("#search-results li a").first.wait_for(timeout=10_000)
+        found = page.evaluate(_SEARCH_LAYOUT)
+        box, results = found["box"], found["results"]
+        assert results[1] >= box[3], f"at {width} px the results (top {results[1]}) cover the box {box}"
+        assert results[0] >= 0 and results[2] <= found["width"], f"at {width} px the results leave the screen"
+        page.get_by_label("Search the course").click()  # the box is still there to click and type in
+        page.keyboard.type(".")
+        assert page.get_by_label("Search the course").input_value() == "retain_graph."
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_course_map_shows_every_lessons_time_without_scrolling(
+    width: int, site_url: str, browser_context: BrowserContext
+):
+    page = browser_context.new_page()
+    try:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(site_url + "index.html")
+        page.wait_for_function(_READY, timeout=20_000)
+        found = page.evaluate(_COURSE_MAP)
+        assert found["rows"] == len(course_notebooks())
+        assert all(re.fullmatch(r"\d+ min", t) for t in found["times"]), found["times"]
+        sideways = found["sideways"]
+        assert sideways <= 0, f"at {width} px the course map scrolls sideways by {sideways} px"
+        assert not found["hidden"], f"at {width} px the course map hides the times {found['hidden']}"
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("path", [f"notebooks/{course_notebooks()[12].stem}.html", "index.html"])
+def test_every_on_this_page_link_shows_whole(
+    path: str, width: int, site_url: str, browser_context: BrowserContext
+):
+    """Each 'On this page' link lies inside its box and the screen, drawn in full (nothing on top of it)."""
+    page = browser_context.new_page()
+    try:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(site_url + path)
+        page.wait_for_function(_READY, timeout=20_000)
+        links = page.evaluate(_CONTENTS_CUT)
+        assert len(links) >= 2, f"{path}: no 'On this page' links"
+        cut = [link["text"] for link in links if link["cut"]]
+        assert not cut, f"{path} at {width} px cuts the links {cut}"
+    finally:
+        page.close()
