@@ -8,10 +8,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.grading.audit import write_audit
 from autograd_course.grading.feedback import write_feedback
 from autograd_course.grading.grade import STATUSES, Record
 from autograd_course.grading.gradebook import student_grades, write_gradebooks
 from autograd_course.grading.options import ASSIGNMENT
+from autograd_course.grading.overrides import Override, apply_overrides, override_text, overrides_data
 from autograd_course.grading.scoring import part_max, score
 
 __all__ = [
@@ -38,6 +40,7 @@ FIELDS = (
     "note",
     "flags",
     "mode",
+    "override",
 )
 # A part checked this many times or more is listed in the summary: a learner may be trying answers
 # until the check says correct (the check names a wrong stage, so stepping through them all works).
@@ -143,17 +146,21 @@ def write_results(
     assignment: str = ASSIGNMENT,
     canvas_ids: dict[str, str] | None = None,
     matching: list[str] | None = None,
+    overrides: list[Override] | None = None,
 ) -> None:
-    """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/ and grading.json in out.
+    """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/, audit/ and grading.json in out.
 
     shard ("K/N") marks the output of `grade --shard`, so that `--merge` can check it has every shard once.
+    overrides: the instructor's points per part, applied after scoring (OverrideError, before anything
+    is written, for a learner not in the results; in a shard, rows of other shards' learners are skipped).
     """
     names = dict(names or {})
     for r in records:
         r.student = r.student or r.submission
         r.max_points = part_max(r.part) if r.exercise in EXERCISES and r.part else 0.0
         r.points = score(r, policy)
-    records = sorted(records, key=_order)
+    known = None if shard else {r.student for r in records} | set(names)
+    records = sorted(apply_overrides(records, overrides or [], known, _set_by_instructor), key=_order)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps([asdict(r) for r in records], indent=1) + "\n")
     with (out / "results.csv").open("w", newline="") as f:
@@ -163,12 +170,14 @@ def write_results(
             row = asdict(r) | {
                 "checks": ";".join(f"{n}={'pass' if ok else 'fail'}" for n, ok in r.checks),
                 "flags": "; ".join(r.flags),
+                "override": override_text(r.override),
             }
-            writer.writerow(row)
+            writer.writerow({k: row[k] for k in FIELDS})
     (out / "summary.md").write_text(summary_markdown(records, warning, matching))
     grades = student_grades(records, names, set(roster_ids or []))
     write_gradebooks(grades, out, assignment, canvas_ids or {})
     write_feedback(records, grades, out)
+    write_audit(records, grades, out)
     meta = {
         "names": names,
         "roster_ids": list(roster_ids or []),
@@ -177,10 +186,19 @@ def write_results(
         "assignment": assignment,
         "canvas_ids": dict(canvas_ids or {}),
         "matching": sorted(matching or []),
+        "overrides": overrides_data(overrides or []),
     }
     if shard:
         meta["shard"] = shard
     (out / META).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+
+
+def _set_by_instructor(learner: str, exercise: str, part: int) -> Record:
+    """The record of an overridden part that no graded notebook of the learner held."""
+    why = "no notebook of this exercise was graded; the instructor set this part's points"
+    record = Record(f"{learner} (no notebook)", exercise, part, "not_attempted", why, learner)
+    record.max_points = part_max(part)
+    return record
 
 
 def read_results(out: Path) -> tuple[list[Record], dict]:
