@@ -72,6 +72,27 @@ def _flag_lines(records: list) -> list[str]:
     return lines
 
 
+def _id_lines(records: list[Record]) -> list[str]:
+    """ "Learner ids to check": real problems one a line first, then in one line the notebooks with no
+    answer that were never run (nothing stamped, nothing printed: there is no id to check in them)."""
+    blank = {
+        r.submission
+        for r in records
+        if all(o.status == "not_attempted" for o in records if o.submission == r.submission)
+    }
+    notes = sorted({(r.submission, r.note) for r in records if r.note})
+    unstamped = {sub for sub, note in notes if sub in blank and note.startswith("no learner id stamped")}
+    real = [f"- `{sub}`: {note}" for sub, note in notes if sub not in unstamped]
+    idle = sorted(unstamped)
+    if not real and not idle:
+        return []
+    lines = ["", "## Learner ids to check", "", *real]
+    if idle:
+        names = ", ".join(f"`{sub}`" for sub in idle)
+        lines.append(f"- {len(idle)} notebook(s) with no answer, never run, no learner id stamped: {names}")
+    return lines
+
+
 def summary_markdown(records: list[Record], warning: str = "", matching: list[str] | None = None) -> str:
     """A Markdown summary: per exercise and part, counts per status and the pass rate.
 
@@ -111,9 +132,7 @@ def summary_markdown(records: list[Record], warning: str = "", matching: list[st
     lines += _flag_lines(records)
     if matching:
         lines += ["", "## Canvas users and the roster", "", *(f"- {m}" for m in sorted(matching))]
-    notes = sorted({f"`{r.submission}`: {r.note}" for r in records if r.note})
-    if notes:
-        lines += ["", "## Learner ids to check", "", *(f"- {n}" for n in notes)]
+    lines += _id_lines(records)
     many = sorted(
         {
             f"`{r.student}` {r.exercise}.{r.part}: {r.attempts} checks"
