@@ -40,6 +40,7 @@ __all__ = [
     "learner_modules",
     "make_graded_release",
     "variants_data",
+    "what_graded_shows",
 ]
 
 # Where the answers live: never copied to a learner install, nor is any module that imports them.
@@ -168,6 +169,22 @@ def graded_readme(exercise_count: int) -> str:
     )
 
 
+GRADED_TEACHES = (
+    "## What this teaches\n\nThis notebook is graded: its checks say whether an answer is well formed, "
+    "never whether it is right. In your instructor's feedback, a correct part 1 says what this bug "
+    "teaches, and part 2 lists each check of your fixed training as shown or not shown."
+)
+
+
+def what_graded_shows(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The closing "What this teaches" cell says where a graded notebook's verdicts are: the feedback."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and cell.source.startswith("## What this teaches"):
+            rest = cell.source.split("\n\nNext:", 1)
+            cell.source = GRADED_TEACHES + (f"\n\nNext:{rest[1]}" if len(rest) == 2 else "")
+    return nb
+
+
 def _write_course(out: Path) -> list[Path]:
     """course/: the learner's installable package, with no answer module."""
     package_root = Path(autograd_course.__file__).resolve().parent.parent
@@ -209,7 +226,7 @@ def make_graded_release(out: Path, exercise_notebooks: list[Path], roster_ids: l
         ex_id = path.name.split("_", 1)[0]
         exercise(ex_id)
         ids.append(ex_id)
-        nbformat.write(graded_notebook(nb, ex_id), folder / path.name)
+        nbformat.write(what_graded_shows(graded_notebook(nb, ex_id)), folder / path.name)
         written.append(folder / path.name)
     (folder / VARIANTS_FILE).write_text(json.dumps(variants_data(ids, roster_ids)), encoding="utf-8")
     (out / "README.md").write_text(graded_readme(len(ids)), encoding="utf-8")
