@@ -47,7 +47,8 @@ def room_table(states: list[LearnerState]) -> str:
 
 # One column per field on a laptop; on a phone each learner is a card of labelled lines.
 STYLE = (
-    "body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;padding:1rem;max-width:80rem;color:#1a1a1a}"
+    "body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;padding:1rem;max-width:80rem;color:#1a1a1a;"
+    "overflow-wrap:anywhere}"
     "table{border-collapse:collapse;width:100%}td,th{padding:4px 10px;text-align:left;vertical-align:top;"
     "border-bottom:1px solid #ddd;overflow-wrap:anywhere}"
     "@media(max-width:40rem){thead{display:none}table,tbody,tr,td{display:block;width:auto}"

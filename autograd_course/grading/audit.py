@@ -9,6 +9,7 @@ instructor only: it names hidden seeds and code shapes, which the learner's feed
 
 from __future__ import annotations
 
+import re
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,8 @@ STYLE = (
     ".override{background:#fff6d5;border-left:4px solid #d4a200;padding:.4rem .6rem}"
     "dt{font-weight:600;margin-top:.4rem}dd{margin:0}"
     "@media(max-width:40rem){table,tbody,tr,td,th{display:block;width:auto}thead{display:none}"
-    "td{border:0;padding:.1rem 0}tr{border-bottom:1px solid #ddd;padding:.3rem 0}}"
+    "td{border:0;padding:.1rem 0}tr{border-bottom:1px solid #ddd;padding:.3rem 0}"
+    "td[data-label]::before{content:attr(data-label) ': ';font-weight:600}}"
     "@media(prefers-color-scheme:dark){body{background:#161616;color:#e8e8e8}pre{background:#262626}"
     ".override{background:#3a3210}.passed{color:#6fd08c}.failed,.error,.timeout{color:#ff8a8a}}"
 )
@@ -50,21 +52,33 @@ def _order(r: Any) -> tuple:
     return (r.submission, ex, r.part or 0)
 
 
+COLUMNS = (("check", 22), ("status", 10), ("measured", 43), ("expected", 25))  # name, width in %
+
+
+def _text(value: object) -> str:
+    """Escaped text with Markdown's `code` spans (the verdicts' own) as <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(str(value)))
+
+
 def _check_row(c: dict) -> str:
     status = str(c.get("status", ""))
     cells = [
-        escape(str(c.get("name", ""))),
+        _text(c.get("name", "")),
         f'<span class="{escape(status)}">{escape(status.replace("_", " "))}</span>',
-        escape(str(c.get("measured", ""))),
-        escape(str(c.get("expected", ""))),
+        _text(c.get("measured", "")),
+        _text(c.get("expected", "")),
     ]
-    return "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
+    return (
+        "<tr>"
+        + "".join(f'<td data-label="{h}">{cell}</td>' for (h, _), cell in zip(COLUMNS, cells))
+        + "</tr>"
+    )
 
 
 def _checks_table(checks: list) -> str:
     rows = "".join(_check_row(c) for c in checks if isinstance(c, dict))
-    head = "<thead><tr><th>check</th><th>status</th><th>measured</th><th>expected</th></tr></thead>"
-    return f"<table>{head}<tbody>{rows}</tbody></table>"
+    head = "".join(f'<th style="width:{w}%">{h}</th>' for h, w in COLUMNS)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
 def _trail_html(trail: dict) -> list[str]:
@@ -84,7 +98,7 @@ def _trail_html(trail: dict) -> list[str]:
     return ["<dl>", *out, "</dl>"] if out else []
 
 
-def _part_html(r: Any) -> list[str]:
+def _part_html(r: Any, first_of_notebook: bool) -> list[str]:
     title = f"{r.exercise} part {r.part}" if r.part else "whole notebook"
     points = f" · {r.points:g} / {r.max_points:g}" if r.max_points else ""
     status = escape(r.status.replace("_", " "))
@@ -101,10 +115,10 @@ def _part_html(r: Any) -> list[str]:
             f'<p class="override">Points set by the instructor: {o.get("points", 0):g}{was}{comment}</p>'
         )
     if r.message:
-        out.append(f"<p>{escape(r.message)}</p>")
-    out += [f"<p>Flagged: {escape(f)}</p>" for f in r.flags]
-    if r.note:
-        out.append(f"<p>Learner id: {escape(r.note)}</p>")
+        out.append(f"<p>{_text(r.message)}</p>")
+    out += [f"<p>Flagged: {_text(f)}</p>" for f in r.flags]
+    if r.note and first_of_notebook:
+        out.append(f"<p>Learner id of this notebook: {escape(r.note)}</p>")
     return out + _trail_html(r.trail or {})
 
 
@@ -117,8 +131,10 @@ def audit_html(student: str, name: str, records: list[Any], grade: Any) -> str:
         '<a href="index.html">all learners</a> · '
         f'<a href="../feedback/{escape(safe_name(student))}.html">their feedback</a></p>',
     ]
+    seen: set[str] = set()
     for r in sorted(records, key=_order):
-        body += _part_html(r)
+        body += _part_html(r, r.submission not in seen)
+        seen.add(r.submission)
     return HEAD.format(title=escape(f"Audit: {who}"), style=STYLE) + "\n".join(body) + "\n"
 
 
