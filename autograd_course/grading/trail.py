@@ -20,6 +20,7 @@ from typing import Any
 import nbformat
 import torch
 
+from autograd_course.challenge.catalogue import BUGS
 from autograd_course.challenge.evidence import describe
 from autograd_course.challenge.fixcheck import CHECKS
 from autograd_course.challenge.hidden import hidden_path, hidden_runs
@@ -79,7 +80,10 @@ def _ran(learner: str | None, ex_id: str, part: int) -> list[str]:
     for k, (variant, seed) in enumerate(hidden_runs(learner, ex_id, part)):
         shape = "your own code shape" if k == 0 or part == 2 else "another code shape"
         what = "the answer as a proof" if part == 1 else "the fixed functions in your code, trained"
-        lines.append(f"run {k + 1}: {what} on bug {variant.bug} in {shape} {variant.shape!r}, seed {seed}")
+        where = f" (in {BUGS[variant.bug].where})" if variant.bug in BUGS else ""
+        lines.append(
+            f"run {k + 1}: {what} on bug {variant.bug}{where} in {shape} {variant.shape!r}, seed {seed}"
+        )
     return lines
 
 
@@ -120,7 +124,9 @@ def _part1_run(ex_id: str, k: int, run: dict, earlier_failed: bool) -> tuple[str
     except (KeyError, ValueError):
         return returned, {"name": name, "status": "not_run", "measured": returned, "expected": ""}
     status = "passed" if verdict.status == "passed" else "failed"
-    expected = "the stage of the bug, shown by evidence computed on this run"
+    bug = BUGS.get(str(run["variant"].get("bug")))
+    stage = f"Stage.{bug.stage}" if bug else "the stage of the bug"
+    expected = f"{stage}, shown by evidence computed on this run"
     return returned, {"name": name, "status": status, "measured": verdict.message, "expected": expected}
 
 
