@@ -153,7 +153,47 @@ def test_class_progress_shows_each_learners_state_without_running_anything(relea
     page = tmp_path / "room.html"
     assert main(["class-progress", str(homes), "--html", str(page)]) == 0
     text = page.read_text()
-    assert '<meta http-equiv="refresh"' in text and "<td>ada</td>" in text and "Not started: carol" in text
+    assert '<meta http-equiv="refresh"' in text and '<td data-label="learner">ada</td>' in text
+    assert "Not started: carol" in text
+
+
+def test_a_graded_room_counts_parts_answered_and_tells_untouched_from_started_by_content(tmp_path, capsys):
+    (tmp_path / "roster.csv").write_text("id,name\nada,Ada\nbob,Bob\n")
+    release = tmp_path / "student"
+    assert main(["release", str(release), "--graded", "--roster", str(tmp_path / "roster.csv")]) == 0
+    capsys.readouterr()
+    homes = tmp_path / "homes"
+    ada = _home(homes, "ada", release)
+    _home(homes, "bob", release)  # cloned now: new files, nothing in them
+    a = next((ada / "exercises").glob("A_*.ipynb"))
+    nb = json.loads(a.read_text())
+    for cell in nb["cells"]:
+        meta = cell.get("metadata", {}).get("autograd_course", {})
+        if meta.get("role") == "answer" and meta.get("part") == 1:
+            cell["source"] = "stage = Stage.LOSS_NOT_IN_GRAPH\nevidence = debug_tensor(loss)\n"
+    a.write_text(json.dumps(nb))
+    lesson = ada / "notebooks" / "00_mental_model.ipynb"
+    nb = json.loads(lesson.read_text())
+    next(c for c in nb["cells"] if c.get("outputs"))["outputs"] = []  # cleared and saved
+    lesson.write_text(json.dumps(nb))
+    assert main(["class-progress", str(homes), "--json"]) == 0
+    state = {s["user"]: s for s in json.loads(capsys.readouterr().out)}
+    assert state["ada"]["graded"] and state["ada"]["parts_answered"] == ["A.1"]
+    assert state["ada"]["lessons_run"] == ["00"] and state["ada"]["started"]
+    assert state["ada"]["last_file"] in {
+        f"course/exercises/{a.name}",
+        "course/notebooks/00_mental_model.ipynb",
+    }
+    assert not state["bob"]["started"] and state["bob"]["last_activity"] is None
+    assert main(["class-progress", str(homes)]) == 0
+    table = capsys.readouterr().out
+    assert "1/16 answered (A.1)" in table and "passed by check" not in table and "Not started: bob" in table
+    page = tmp_path / "room" / "index.html"  # a folder that does not exist yet
+    assert main(["class-progress", str(homes), "--html", str(page)]) == 0
+    assert "1/16 answered (A.1)" in page.read_text()
+    (tmp_path / "file").write_text("")
+    assert main(["class-progress", str(homes), "--html", str(tmp_path / "file" / "x.html")]) == 2
+    assert capsys.readouterr().err.startswith("error: cannot write")
 
 
 def test_class_progress_reads_the_progress_file_check_writes(release, tmp_path, capsys):

@@ -327,7 +327,7 @@ def test_results_json_csv_and_summary(graded):
     csv_lines = (out / "results.csv").read_text().splitlines()
     assert csv_lines[0] == (
         "student,submission,exercise,part,status,points,max_points,checks,hints,solution_viewed,attempts,message,note,"
-        "flags,mode"
+        "flags,mode,override"
     )
     assert len(csv_lines) == len(records) + 1
     summary = (out / "summary.md").read_text()

@@ -86,12 +86,16 @@ def collect_work(learners: list[LearnerHome], out: Path) -> Collected:
     return done
 
 
-def roster_csv(done: Collected) -> str:
-    """The roster `grade --roster` reads: id (the learner id), name (the user name), files."""
+def roster_csv(done: Collected, names: dict[str, str] | None = None) -> str:
+    """The roster `grade --roster` reads: id (the learner id), name, files.
+
+    names: {learner id: name} from the roster the class was released with; a learner it does not
+    name is named by their user name.
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["id", "name", "files"])
     for user, learner in done.ids.items():
         files = ";".join(p.as_posix() for p in done.copied.get(user, []))
-        writer.writerow([learner, user, files])
+        writer.writerow([learner, (names or {}).get(learner) or user, files])
     return buffer.getvalue()

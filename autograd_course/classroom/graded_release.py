@@ -27,11 +27,21 @@ import helpers
 from autograd_course.challenge.catalogue import exercise, render
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.parts import PARTS
+from autograd_course.course import course_map_text
 from autograd_course.graded import VARIANTS_FILE, learner_key
 from autograd_course.modes import GRADED
 from autograd_course.protocol import META_KEY
 
-__all__ = ["ANSWER_MODULES", "graded_notebook", "learner_modules", "make_graded_release", "variants_data"]
+__all__ = [
+    "ANSWER_MODULES",
+    "README_COMMANDS",
+    "graded_notebook",
+    "graded_readme",
+    "learner_modules",
+    "make_graded_release",
+    "variants_data",
+    "what_graded_shows",
+]
 
 # Where the answers live: never copied to a learner install, nor is any module that imports them.
 ANSWER_MODULES = ("autograd_course.challenge", "autograd_course.grading")
@@ -132,6 +142,49 @@ def graded_notebook(nb: nbformat.NotebookNode, exercise_id: str) -> nbformat.Not
     return nb
 
 
+# The commands the learners' install offers that the README names; tests/test_class_install.py checks
+# each is in that install and works there.
+README_COMMANDS = ("reset",)
+
+
+def graded_readme(exercise_count: int) -> str:
+    """The graded release's README: the lessons, the challenge graded by the instructor, the commands."""
+    lessons = course_map_text().splitlines()[:-1]  # its last line is the practice challenge's
+    return (
+        "# Autograd Debugging\n\nOpen `notebooks/00_mental_model.ipynb` and work through the lessons in "
+        "order; then the challenge in `exercises/`.\n\n"
+        "**The challenge is graded by your instructor.** In each exercise notebook, a part's check "
+        "(`ex.part1.check()`) looks at the form of your answer only and its hints are there "
+        "(`ex.part1.hint()`, `ex.part1.hint(2)`); your instructor runs each answer cell on its own, on "
+        "broken code and seeds you have not seen, and gives the verdict. Keep each answer cell "
+        "self-contained. Save your notebooks: your instructor collects them from here.\n\n"
+        "In a terminal (File > New > Terminal), in this folder:\n\n"
+        "- `autograd-course reset A --dir exercises` restores exercise A as your instructor released "
+        "it (`M1`, `b`, ...: any exercise); your version is kept in `exercises/backups/`.\n"
+        "- `autograd-course reset 03 --dir notebooks` does the same for lesson 03.\n\n"
+        "```text\n"
+        + "\n".join(lessons)
+        + f"\n  then: the TinyNet bug challenge ({exercise_count} notebooks), "
+        "graded by your instructor\n```\n"
+    )
+
+
+GRADED_TEACHES = (
+    "## What this teaches\n\nThis notebook is graded: its checks say whether an answer is well formed, "
+    "never whether it is right. In your instructor's feedback, a correct part 1 says what this bug "
+    "teaches, and part 2 lists each check of your fixed training as shown or not shown."
+)
+
+
+def what_graded_shows(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The closing "What this teaches" cell says where a graded notebook's verdicts are: the feedback."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and cell.source.startswith("## What this teaches"):
+            rest = cell.source.split("\n\nNext:", 1)
+            cell.source = GRADED_TEACHES + (f"\n\nNext:{rest[1]}" if len(rest) == 2 else "")
+    return nb
+
+
 def _write_course(out: Path) -> list[Path]:
     """course/: the learner's installable package, with no answer module."""
     package_root = Path(autograd_course.__file__).resolve().parent.parent
@@ -173,7 +226,8 @@ def make_graded_release(out: Path, exercise_notebooks: list[Path], roster_ids: l
         ex_id = path.name.split("_", 1)[0]
         exercise(ex_id)
         ids.append(ex_id)
-        nbformat.write(graded_notebook(nb, ex_id), folder / path.name)
+        nbformat.write(what_graded_shows(graded_notebook(nb, ex_id)), folder / path.name)
         written.append(folder / path.name)
     (folder / VARIANTS_FILE).write_text(json.dumps(variants_data(ids, roster_ids)), encoding="utf-8")
+    (out / "README.md").write_text(graded_readme(len(ids)), encoding="utf-8")
     return [*written, folder / VARIANTS_FILE, *_write_course(out)]

@@ -21,7 +21,10 @@ def _row(s: LearnerState) -> tuple[str, ...]:
     parts = f"{len(s.parts_passed)}/{s.parts_total} passed by check" + (
         f" ({', '.join(s.parts_passed)})" if s.parts_passed else ""
     )
-    if s.parts_self_reported:  # the notebook's own word: outputs a learner's kernel wrote
+    if s.graded:  # a graded notebook never says passed: what the room can tell is what is answered
+        listed = f" ({', '.join(s.parts_answered)})" if s.parts_answered else ""
+        parts = f"{len(s.parts_answered)}/{s.parts_total} answered{listed}"
+    elif s.parts_self_reported:  # the notebook's own word: outputs a learner's kernel wrote
         parts += f"; self-reported: {', '.join(s.parts_self_reported)}"
     return (s.user, s.learner, lessons, activities, parts, s.last_text)
 
@@ -42,18 +45,35 @@ def room_table(states: list[LearnerState]) -> str:
     return "\n".join([*lines, "", _not_started(states)])
 
 
+# One column per field on a laptop; on a phone each learner is a card of labelled lines.
+STYLE = (
+    "body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;padding:1rem;max-width:80rem;color:#1a1a1a;"
+    "overflow-wrap:anywhere}"
+    "table{border-collapse:collapse;width:100%}td,th{padding:4px 10px;text-align:left;vertical-align:top;"
+    "border-bottom:1px solid #ddd;overflow-wrap:anywhere}"
+    "@media(max-width:40rem){thead{display:none}table,tbody,tr,td{display:block;width:auto}"
+    "tr{border-bottom:1px solid #bbb;padding:.4rem 0}td{border:0;padding:.1rem 0}"
+    "td::before{content:attr(data-label) ': ';font-weight:600}}"
+    "@media(prefers-color-scheme:dark){body{background:#161616;color:#e8e8e8}}"
+)
+
+
 def room_html(states: list[LearnerState], refresh: int = 30, stamp: str = "") -> str:
     """A page that reloads itself every `refresh` seconds (the command rewrites it)."""
     cells = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in _row(s)) + "</tr>\n" for s in states
+        "<tr>"
+        + "".join(f'<td data-label="{html.escape(h)}">{html.escape(c)}</td>' for h, c in zip(HEAD, _row(s)))
+        + "</tr>\n"
+        for s in states
     )
     head = "".join(f"<th>{html.escape(h)}</th>" for h in HEAD)
     return (
-        f'<!doctype html>\n<html><head><meta charset="utf-8"><meta http-equiv="refresh" content="{refresh}">'
-        "<title>Autograd Debugging: the room</title><style>body{font-family:sans-serif}"
-        "td,th{padding:4px 10px;text-align:left;border-bottom:1px solid #ddd}</style></head><body>\n"
-        f"<h1>The room</h1><p>{html.escape(stamp)}</p>\n<table><tr>{head}</tr>\n{cells}</table>\n"
-        f"<p>{html.escape(_not_started(states))}</p></body></html>\n"
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="refresh" content="{refresh}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>Autograd Debugging: the room</title><style>{STYLE}</style></head><body>\n"
+        f"<h1>The room</h1><p>{html.escape(stamp)}</p>\n<table><thead><tr>{head}</tr></thead>\n"
+        f"<tbody>{cells}</tbody></table>\n<p>{html.escape(_not_started(states))}</p></body></html>\n"
     )
 
 

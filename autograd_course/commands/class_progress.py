@@ -36,7 +36,9 @@ def _show(args: argparse.Namespace, homes: Path) -> None:
     if args.html:
         stamp = time.strftime("as of %Y-%m-%d %H:%M:%S")
         refresh = max(int(args.every or 30), 5)
-        Path(args.html).write_text(room_html(states, refresh, stamp), encoding="utf-8")
+        page = Path(args.html)
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(room_html(states, refresh, stamp), encoding="utf-8")
         print(f"wrote {args.html} ({stamp})")
     elif args.json:
         print(room_json(states))
@@ -61,3 +63,6 @@ def main(args: argparse.Namespace) -> int:
             time.sleep(args.every)
     except KeyboardInterrupt:
         return 0
+    except OSError as exc:  # --html somewhere it cannot write
+        print(f"error: cannot write {args.html}: {exc.strerror}", file=sys.stderr)
+        return 2

@@ -11,7 +11,7 @@ HELP = "copy every learner's challenge notebooks from the hub's home folders int
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """HOMES, --out, --roster and --prefix."""
+    """HOMES, --out, --roster, --prefix and --names."""
     parser.add_argument("homes", help="the folder of the learners' homes (one per hub user)")
     parser.add_argument("--out", required=True, help="a new folder for the submissions (grade reads it)")
     parser.add_argument(
@@ -20,11 +20,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--prefix", default="", help="prefix of the home folders before the user name (TLJH: jupyter-)"
     )
+    parser.add_argument(
+        "--names",
+        metavar="ROSTER",
+        help="the roster you gave `release --graded --roster` (id,name or Canvas' export): the written "
+        "roster keeps its names, so canvas.csv and moodle.csv name each learner as it does",
+    )
 
 
 def _error(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
     return 2
+
+
+def _release_names(path: Path) -> dict[str, str]:
+    """{id: name} of the roster the class was released with (the reader `grade --roster` uses)."""
+    from autograd_course.grading.students import RosterError, read_roster
+
+    try:
+        return {row.id: row.name for row in read_roster(path) if row.name}
+    except RosterError as exc:
+        raise ValueError(str(exc).replace("--roster", "--names", 1)) from None
 
 
 def main(args: argparse.Namespace) -> int:
@@ -39,6 +55,7 @@ def main(args: argparse.Namespace) -> int:
     if roster.exists():
         return _error(f"{roster} exists; pass --roster with a new file name")
     try:
+        names = _release_names(Path(args.names)) if args.names else {}
         learners = find_homes(homes, args.prefix)
         if not learners:
             starting = f" starting with {args.prefix!r}" if args.prefix else ""
@@ -53,7 +70,11 @@ def main(args: argparse.Namespace) -> int:
     for reason in done.refused:
         print(f"refused {reason}", file=sys.stderr)
     roster.parent.mkdir(parents=True, exist_ok=True)
-    roster.write_text(roster_csv(done), encoding="utf-8")
+    if names:
+        unnamed = sorted(user for user, learner in done.ids.items() if learner not in names)
+        if unnamed:
+            print(f"not on {args.names} (named by user name): {', '.join(unnamed)}", file=sys.stderr)
+    roster.write_text(roster_csv(done, names), encoding="utf-8")
     print(f"wrote {out} and {roster}")
     print(f"grade them: autograd-course grade {out} --roster {roster} --out RESULTS")
     return 0

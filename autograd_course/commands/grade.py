@@ -40,6 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--merge", nargs="+", metavar="OUT", help="combine shard outputs into --out")
     parser.add_argument("--overwrite", action="store_true", help="replace results already in --out")
     parser.add_argument(
+        "--overrides",
+        metavar="CSV",
+        help="your points per part, applied on every (re)grade and --merge: header "
+        "learner,exercise,part,points,comment (docs/grading.md, Overrides)",
+    )
+    parser.add_argument(
         "--assignment",
         default=ASSIGNMENT,
         help=f'the grade column of canvas.csv and moodle.csv (default: "{ASSIGNMENT}"); for Canvas, '
@@ -68,6 +74,7 @@ def main(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         assignment=args.assignment,
         quiet=args.quiet,
+        overrides=Path(args.overrides) if args.overrides else None,
     )
     try:
         if args.merge:

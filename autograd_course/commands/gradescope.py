@@ -11,9 +11,15 @@ HELP = "build the Gradescope autograder bundle (setup.sh, run_autograder, the co
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """--out and --overwrite."""
+    """--out, --overwrite and --overrides."""
     parser.add_argument("--out", default="autograder.zip", help="the zip to write (default: autograder.zip)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    parser.add_argument(
+        "--overrides",
+        metavar="CSV",
+        help="your points per part (learner,exercise,part,points,comment; the learner is the Gradescope "
+        "sid, else the email), applied to every submission and regrade",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -29,7 +35,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"error: {out.parent} is not a folder; expected --out in an existing folder", file=sys.stderr)
         return 2
     try:
-        build_bundle(out)
+        build_bundle(out, Path(args.overrides) if args.overrides else None)
     except BundleError as exc:
         print(f"error: no bundle written: {exc}", file=sys.stderr)
         return 2

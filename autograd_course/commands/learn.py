@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from urllib.parse import quote
 
+from autograd_course.class_copy import NO_CONTENT, has_content
 from autograd_course.commands.start import make_workspace
 from autograd_course.learner_path import exercise_states, lesson_states, next_notebook
 
@@ -54,6 +55,9 @@ def launch(command: list[str]) -> int:
 
 def main(args: argparse.Namespace) -> int:
     """Make or complete the workspace quietly, say where the learner is, then run (or print) JupyterLab."""
+    if not has_content():
+        print(f"error: {NO_CONTENT}", file=sys.stderr)
+        return 2
     workspace = Path(args.dir)
     code, done = make_workspace(workspace, args.seed)
     if done is None:

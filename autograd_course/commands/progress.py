@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograd_course.class_copy import NO_CONTENT, has_content
 from autograd_course.learner_path import (
     earlier_lessons,
     exercise_states,
@@ -25,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Print one line per lesson and per exercise, the time left and the next notebook; imports no torch."""
+    if not has_content():
+        print(f"error: {NO_CONTENT}; your instructor follows your progress", file=sys.stderr)
+        return 2
     workspace = Path(args.dir)
     if not workspace.is_dir():
         print(f"error: no workspace at {workspace}; run `autograd-course start` first", file=sys.stderr)

@@ -7,6 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from autograd_course.class_copy import has_content, local_notebook, upstream_version
 from autograd_course.course import COURSE_MAP, course_notebooks, exercise_ids, find_exercise
 from autograd_course.workspace import LESSONS, backup_path, copy_notebook, record_reset, recorded_learner
 
@@ -38,9 +39,34 @@ def _source(name: str, workspace: Path) -> tuple[Path, Path] | None:
     return None
 
 
+def _reset_from_upstream(name: str, folder: Path) -> int:
+    """In a class's install (no notebooks of its own): restore folder's notebook from the clone's upstream."""
+    target = local_notebook(name, folder)
+    if target is None:
+        print(
+            f"error: no notebook {name!r} in {folder}; pass --dir with the folder that holds it",
+            file=sys.stderr,
+        )
+        return 2
+    fresh = upstream_version(target)
+    if isinstance(fresh, str):
+        print(f"error: cannot reset {target}: {fresh}", file=sys.stderr)
+        return 2
+    backup = backup_path(folder, target)
+    backup.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(target, backup)
+    print(f"saved your version as {backup}")
+    target.write_bytes(fresh)
+    print(f"restored {target} (your course's version)")
+    print(_open_copy_note(target))
+    return 0
+
+
 def main(args: argparse.Namespace) -> int:
     """Back up the learner's notebook (if any), then copy the fresh one."""
     workspace = Path(args.dir)
+    if not has_content():
+        return _reset_from_upstream(args.exercise, workspace)
     found = _source(args.exercise, workspace)
     if found is None:
         print(

@@ -19,6 +19,7 @@ from pathlib import Path
 import autograd_course
 import helpers
 from autograd_course.course import PACKAGED, checkout, content_dir
+from autograd_course.grading.overrides import OVERRIDES_NAME, OverrideError, read_overrides
 
 __all__ = ["PROJECT", "BundleError", "build_bundle", "bundle_wheel_name", "setup_sh"]
 
@@ -145,12 +146,17 @@ def _check_complete(files: dict[str, Path]) -> None:
         raise BundleError(f"the course found here lacks {', '.join(missing)}; nothing was written")
 
 
-def build_bundle(out: Path) -> Path:
+def build_bundle(out: Path, overrides: Path | None = None) -> Path:
     """Write autograder.zip (setup.sh, run_autograder, the course's wheel, constraints.txt), or raise.
 
     The zip is written beside `out` and moved into place only when complete: BundleError leaves
     nothing behind.
     """
+    if overrides is not None:
+        try:
+            read_overrides(overrides)
+        except OverrideError as exc:
+            raise BundleError(str(exc)) from None
     dist = _distribution()
     files = _package_files(autograd_course) | _package_files(helpers) | _content_files()
     _check_complete(files)
@@ -166,5 +172,7 @@ def build_bundle(out: Path) -> Path:
                 zf.writestr(info, text)
             zf.write(Path(tmp) / wheel, wheel)
             zf.write(constraints, "constraints.txt")
+            if overrides is not None:  # run_autograder applies the rows of each submission's learner
+                zf.write(overrides, OVERRIDES_NAME)
         os.replace(partial, out)
     return out

@@ -6,6 +6,7 @@ before anything is graded or written; the caller reports it and exits 2.
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import tempfile
@@ -17,8 +18,9 @@ from autograd_course.execution.sandbox import Sandbox, SandboxError, choose_sand
 from autograd_course.grading.grade import Record, grade_folder
 from autograd_course.grading.learner_ids import add_notes, resolve_submissions
 from autograd_course.grading.options import ASSIGNMENT
+from autograd_course.grading.overrides import Override, OverrideError, read_overrides
 from autograd_course.grading.preflight import GraderUnusable, check_grader
-from autograd_course.grading.results import exit_status, summary_markdown, write_results
+from autograd_course.grading.results import META, exit_status, summary_markdown, write_results
 from autograd_course.grading.shards import ShardError, in_shard, merge_outputs, parse_shard
 from autograd_course.grading.students import (
     RosterError,
@@ -54,6 +56,7 @@ class ClassOptions:
     overwrite: bool = False
     assignment: str = ASSIGNMENT
     quiet: bool = False  # -q: no summary on stdout
+    overrides: Path | None = None  # the instructor's points and comments per part (overrides.py)
 
     def __repr__(self) -> str:
         return f"ClassOptions({self.submissions} -> {self.out}, shard {self.shard or 'all'})"
@@ -71,6 +74,30 @@ def _show_summary(text: str, options: ClassOptions) -> None:
         print(text)
 
 
+def _overrides(options: ClassOptions, recorded: list[dict] | None = None) -> list[Override]:
+    """The overrides to apply: --overrides, else those a run recorded (a shard's grading.json)."""
+    try:
+        if options.overrides is not None:
+            return read_overrides(options.overrides)
+        return [Override(**row) for row in recorded or []]
+    except (OverrideError, TypeError) as exc:
+        raise GradeInputError(str(exc)) from None
+
+
+def _warn_dropped_overrides(options: ClassOptions) -> None:
+    """Say so when a regrade replaces results that applied overrides and none were given this time."""
+    try:
+        before = json.loads((options.out / META).read_text()).get("overrides")
+    except (OSError, ValueError, AttributeError):
+        return
+    if before and options.overrides is None:
+        log.warning(
+            "the results in %s applied %d override(s); this run has no --overrides, so they are not applied",
+            options.out,
+            len(before),
+        )
+
+
 def merge_class(options: ClassOptions, shards: list[Path]) -> int:
     """Combine shard outputs into options.out; the exit status as `grade` documents it."""
     _check_out(options)
@@ -78,6 +105,8 @@ def merge_class(options: ClassOptions, shards: list[Path]) -> int:
         records, meta = merge_outputs(shards, options.out)
     except ShardError as exc:
         raise GradeInputError(str(exc)) from None
+    overrides = _overrides(options, meta.get("overrides"))
+    _check_learners(overrides, {r.student for r in records} | set(meta.get("names") or {}))
     warning = meta.get("warning", "")
     write_results(
         records,
@@ -89,6 +118,7 @@ def merge_class(options: ClassOptions, shards: list[Path]) -> int:
         assignment=meta.get("assignment", options.assignment),
         canvas_ids=meta.get("canvas_ids"),
         matching=meta.get("matching"),
+        overrides=overrides,
     )
     _show_summary(summary_markdown(records, warning, meta.get("matching", [])), options)
     return exit_status(records, options.strict)
@@ -150,11 +180,25 @@ def _id_sources(students: list[Student], roster: Path | None) -> dict[str, str]:
     }
 
 
+def _check_learners(overrides: list[Override], known: set[str]) -> None:
+    """Refuse, before grading, an override of a learner the class does not have."""
+    for o in overrides:
+        if o.learner not in known:
+            raise GradeInputError(
+                f"--overrides, line {o.line}: learner {o.learner!r} is not in this class "
+                f"(known ids: {', '.join(sorted(known)[:8])}{', ...' if len(known) > 8 else ''})"
+            )
+
+
 def grade_class(options: ClassOptions) -> int:
     """Grade the class; write results, gradebooks and feedback; print the summary; the exit status."""
     _check_out(options)
     subs = _check_folders(options)
+    overrides = _overrides(options)
     students, roster_ids, sandbox = _setup(options, subs)
+    if not options.shard:
+        _check_learners(overrides, {s.id for s in students})
+    _warn_dropped_overrides(options)
     warning = sandbox.warning or sandbox.process_limit_note
     if warning:
         log.warning(warning)
@@ -195,9 +239,11 @@ def grade_class(options: ClassOptions) -> int:
         assignment=options.assignment,
         canvas_ids={s.id: s.canvas_id for s in students if s.canvas_id},
         matching=matching,
+        overrides=overrides,
     )
     _show_summary(summary_markdown(records, warning, matching), options)
     log.info(
-        "wrote %s, grades.csv, canvas.csv, moodle.csv, summary.md, feedback/", options.out / "results.json"
+        "wrote %s, grades.csv, canvas.csv, moodle.csv, summary.md, feedback/, audit/",
+        options.out / "results.json",
     )
     return exit_status(records, options.strict)

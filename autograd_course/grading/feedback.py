@@ -9,7 +9,14 @@ from typing import Any
 
 from autograd_course.challenge.catalogue import EXERCISES
 
-__all__ = ["CHECK_TEXT", "exercise_named", "feedback_markdown", "look_at", "write_feedback"]
+__all__ = [
+    "CHECK_TEXT",
+    "exercise_named",
+    "feedback_markdown",
+    "look_at",
+    "override_lines",
+    "write_feedback",
+]
 
 # Each part-2 check as the student reads it: (when it passed, when it did not). A failed check says
 # what it measured, not a cause: a fix that freezes a parameter or raises fails them too.
@@ -89,6 +96,8 @@ def _entry(r: Any) -> list[str]:
         lines += [f"*A {r.mode} notebook; graded by the grader on inputs you had not seen.*", ""]
     if r.message:
         lines += [r.message, ""]
+    if getattr(r, "override", None):
+        lines += [*override_lines(r.override), ""]
     lines += [f"- {check_line(check, ok)}" for check, ok in r.checks]
     lines += [""] if r.checks else []
     lines.append(f"What to look at: {look_at(r)}")
@@ -98,6 +107,14 @@ def _entry(r: Any) -> list[str]:
     if r.solution_viewed:
         lines.append("You viewed the solution of this part.")
     return [*lines, ""]
+
+
+def override_lines(override: dict) -> list[str]:
+    """What a learner reads of an instructor's override: the points set, and the comment."""
+    lines = [f"**Your instructor set this part's points to {override.get('points', 0):g}.**"]
+    if override.get("comment"):
+        lines.append(f"Instructor's comment: {override['comment']}")
+    return lines
 
 
 def feedback_markdown(student: str, name: str, records: list[Any], grade: Any) -> str:
@@ -122,10 +139,16 @@ def feedback_markdown(student: str, name: str, records: list[Any], grade: Any) -
 
 
 def _inline(text: str) -> str:
-    """Markdown's inline code and bold as HTML, everything else escaped."""
+    """Markdown's inline code, bold and italics as HTML, everything else escaped."""
     out = html.escape(text)
-    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
-    return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
+    parts = re.split(r"(`[^`]+`)", out)  # code spans first: nothing inside them is emphasis
+    for i, part in enumerate(parts):
+        if i % 2:
+            parts[i] = f"<code>{part[1:-1]}</code>"
+        else:
+            part = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", part)
+            parts[i] = re.sub(r"(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])", r"<em>\1</em>", part)
+    return "".join(parts)
 
 
 # Readable from a phone to a laptop: one column, at most ~70 characters wide, wrapping long code.

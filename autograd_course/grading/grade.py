@@ -40,6 +40,7 @@ from autograd_course.execution.kernel import KernelSpec, execute_cells
 from autograd_course.execution.refusals import refused as _refused
 from autograd_course.execution.sandbox import Sandbox, course_import_path
 from autograd_course.grading.judging import judge_part
+from autograd_course.grading.trail import add_trails, executed_with_trails
 from autograd_course.learner import learner_for
 from autograd_course.modes import PRACTICE, mode_of
 from autograd_course.protocol import LEARNER_ENV
@@ -78,9 +79,11 @@ class Record:
     attempts: int = 0  # check() calls the submitted notebook's saved outputs record for this part
     points: float = 0.0
     max_points: float = 0.0
+    override: dict = field(default_factory=dict)  # the instructor's points and comment (overrides.py)
     note: str = ""  # for the instructor: e.g. the notebook's stamped learner differs from its folder
     flags: list[str] = field(default_factory=list)  # for the instructor: what the answer tried, dropped code
     mode: str = PRACTICE  # the mode the notebook was made in (challenge/modes.py)
+    trail: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"Record({self.submission}, {self.exercise} part {self.part}: {self.status})"
@@ -256,6 +259,7 @@ def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> 
             judge_hidden(name, export_dir, ex, part, sources.get((ex, part)), sub.learner)
             for ex, part in pairs
         ]
+        add_trails(records, nb, export_dir, sub.learner)
     if execution.errors:  # the grader's own cell failed: say how, for the instructor and for us
         err = execution.errors[0]
         for r in records:
@@ -288,10 +292,10 @@ def _grade_prepared(
 ) -> list[Record]:
     """Execute one prepared submission in a fresh kernel, then judge its exports with trusted code."""
     execution, judged, export_dir = _run(item.sources, item.sub, scratch, budget, sandbox)
+    records = _judge(execution, judged, item.pairs, item.sources, item.sub, export_dir)
     if executed is not None:
         executed.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(judged, executed)
-    records = _judge(execution, judged, item.pairs, item.sources, item.sub, export_dir)
+        nbformat.write(executed_with_trails(judged, records, export_dir), executed)
     return annotate(records, item.nb, item.sub, item.note)
 
 
@@ -354,14 +358,13 @@ def grade_learner(
     if execution.status in ("timeout", "error") or _refusal(execution, group):
         return records + [r for k, item in enumerate(ready) for r in alone(k, item)]
     for i, (item, export) in enumerate(zip(ready, exports)):
+        judged = _judge(execution, group, item.pairs, item.sources, item.sub, export)
         if executed_dir is not None:
             mine = nbformat.v4.new_notebook(metadata=group.metadata)
             mine.cells = [c for c, o in zip(group.cells, owner, strict=True) if o in (-1, i)]
             (executed_dir / item.sub.name).parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(mine, executed_dir / item.sub.name)
-        records += annotate(
-            _judge(execution, group, item.pairs, item.sources, item.sub, export), item.nb, item.sub, item.note
-        )
+            nbformat.write(executed_with_trails(mine, judged, export), executed_dir / item.sub.name)
+        records += annotate(judged, item.nb, item.sub, item.note)
     return records
 
 

@@ -11,7 +11,7 @@ from autograd_course.challenge.catalogue import EXERCISES
 from autograd_course.grading.options import ASSIGNMENT
 from autograd_course.grading.scoring import exercise_max
 
-__all__ = ["ASSIGNMENT", "StudentGrade", "student_grades", "write_gradebooks"]
+__all__ = ["ASSIGNMENT", "StudentGrade", "student_grades", "untouched", "write_gradebooks"]
 
 
 @dataclass
@@ -23,9 +23,10 @@ class StudentGrade:
     points: dict[str, float] = field(default_factory=dict)
     total: float = 0.0
     max: float = 0.0
-    status: str = "graded"  # graded | missing | not on roster
+    status: str = "graded"  # graded | missing | untouched | not on roster
     solution_viewed: list[str] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)  # the instructor's override comments, "A.2: ..."
 
     def __repr__(self) -> str:
         return f"StudentGrade({self.id}: {self.total:g}/{self.max:g})"
@@ -54,18 +55,30 @@ def student_grades(records: list[Any], names: dict[str, str], roster_ids: set[st
             row.status = "missing"
         elif roster_ids and sid not in roster_ids:
             row.status = "not on roster"
+        elif untouched(mine):
+            row.status = "untouched"
         row.solution_viewed = sorted({f"{r.exercise}.{r.part}" for r in mine if r.solution_viewed})
         row.hints = sorted({f"{r.exercise}.{r.part}:{r.hints}" for r in mine if r.hints})
+        row.comments = [
+            f"{r.exercise}.{r.part}: {r.override['comment']}" for r in mine if r.override.get("comment")
+        ]
         rows.append(row)
     return rows
 
 
+def untouched(records: list[Any]) -> bool:
+    """Whether a learner's notebooks hold no answer at all: every part not attempted, nothing set by
+    the instructor. The LMS files leave them blank (missing), as they do a learner who sent nothing."""
+    parts = [r for r in records if r.status != "missing"]
+    return bool(parts) and all(r.status == "not_attempted" and not r.override for r in parts)
+
+
 def _lms_rows(rows: list[StudentGrade], canvas_ids: dict[str, str]) -> list[tuple[StudentGrade, str]]:
     """(row, grade) for the LMS files: a learner not on the roster cannot be matched to an LMS user
-    and is left out (grades.csv and summary.md list them); one who submitted nothing gets a blank
-    grade, which the LMS leaves ungraded, not a 0 it would count."""
+    and is left out (grades.csv and summary.md list them); one who submitted nothing, or only notebooks
+    with no answer in them (untouched), gets a blank grade, which the LMS leaves ungraded, not a 0."""
     return [
-        (r, "" if r.status == "missing" else _fmt(r.total))
+        (r, "" if r.status in ("missing", "untouched") else _fmt(r.total))
         for r in rows
         if r.status != "not on roster" or r.id in canvas_ids  # Canvas' own user id needs no roster
     ]
@@ -109,6 +122,6 @@ def write_gradebooks(
         w = csv.writer(f)
         w.writerow(["ID number", "Full name", assignment, "Feedback"])
         for r, grade in _lms_rows(rows, {}):
-            note = f"solution viewed: {', '.join(r.solution_viewed)}" if r.solution_viewed else ""
-            w.writerow([r.id, r.name, grade, note])
+            notes = [f"solution viewed: {', '.join(r.solution_viewed)}"] if r.solution_viewed else []
+            w.writerow([r.id, r.name, grade, "; ".join(notes + r.comments)])
     return paths

@@ -16,11 +16,12 @@ import tempfile
 from pathlib import Path
 
 from autograd_course.execution.sandbox import choose_sandbox
-from autograd_course.grading.feedback import check_line, exercise_named, look_at
+from autograd_course.grading.feedback import check_line, exercise_named, look_at, override_lines
 from autograd_course.grading.grade import grade_folder
 from autograd_course.grading.learner_ids import add_notes, resolve_submissions
+from autograd_course.grading.overrides import OVERRIDES_NAME, Override, OverrideError, read_overrides
 from autograd_course.grading.preflight import GraderUnusable, check_grader
-from autograd_course.grading.results import write_results
+from autograd_course.grading.results import read_results, write_results
 from autograd_course.grading.scoring import exercise_max
 from autograd_course.grading.students import Student, submissions_of
 
@@ -52,6 +53,7 @@ def gradescope_results(records: list, warning: str = "") -> dict:
     for r in records:
         name = f"Exercise {r.exercise}, part {r.part}" if r.part else r.submission
         lines = [f"{r.status.replace('_', ' ')}: {r.message}"]
+        lines += [line.replace("**", "") for line in override_lines(r.override)] if r.override else []
         lines += [check_line(check, ok) for check, ok in r.checks]
         lines.append(f"What to look at: {look_at(r)}")
         # a notebook that could not be graded still counts its exercise's points as possible
@@ -82,6 +84,12 @@ def gradescope_results(records: list, warning: str = "") -> dict:
     return data
 
 
+def bundled_overrides(root: Path) -> list[Override]:
+    """The overrides `gradescope --overrides` put in the bundle (source/overrides.csv), else none."""
+    path = root / "source" / OVERRIDES_NAME
+    return read_overrides(path) if path.is_file() else []
+
+
 def run_autograder(root: Path, timeout: float = 600, sandbox_mode: str = "auto") -> dict:
     """Grade the notebooks in root/submission as one learner; write root/results/results.json."""
     learner, others, source = _learner(root)
@@ -95,7 +103,9 @@ def run_autograder(root: Path, timeout: float = 600, sandbox_mode: str = "auto")
         check_grader(sandbox, subs)  # GraderUnusable: no results.json, so Gradescope reports a failure, not 0
         records = grade_folder(subs, jobs=1, timeout=timeout, progress=False, sandbox=sandbox)
         add_notes(records, notes)
-        write_results(records, Path(work), warning=sandbox.warning)  # scores the records
+        mine = [o for o in bundled_overrides(root) if o.learner == learner]
+        write_results(records, Path(work), warning=sandbox.warning, overrides=mine)  # scores the records
+        records = read_results(Path(work))[0]  # with the overridden parts of notebooks never submitted
     data = gradescope_results(records, sandbox.warning)
     if not files:
         data["output"] = "No files were submitted."
@@ -111,7 +121,7 @@ def _main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         run_autograder(Path(args.root), args.timeout)
-    except GraderUnusable as exc:
+    except (GraderUnusable, OverrideError) as exc:
         print(f"error: the autograder cannot grade (no score written): {exc}", file=sys.stderr)
         return 2
     return 0

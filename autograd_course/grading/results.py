@@ -8,10 +8,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.grading.audit import write_audit
 from autograd_course.grading.feedback import write_feedback
 from autograd_course.grading.grade import STATUSES, Record
 from autograd_course.grading.gradebook import student_grades, write_gradebooks
 from autograd_course.grading.options import ASSIGNMENT
+from autograd_course.grading.overrides import Override, apply_overrides, override_text, overrides_data
 from autograd_course.grading.scoring import part_max, score
 
 __all__ = [
@@ -38,6 +40,7 @@ FIELDS = (
     "note",
     "flags",
     "mode",
+    "override",
 )
 # A part checked this many times or more is listed in the summary: a learner may be trying answers
 # until the check says correct (the check names a wrong stage, so stepping through them all works).
@@ -66,6 +69,27 @@ def _flag_lines(records: list) -> list[str]:
     )
     if flagged:
         lines += ["", "## Flagged for the instructor", "", *(f"- {f}" for f in flagged)]
+    return lines
+
+
+def _id_lines(records: list[Record]) -> list[str]:
+    """ "Learner ids to check": real problems one a line first, then in one line the notebooks with no
+    answer that were never run (nothing stamped, nothing printed: there is no id to check in them)."""
+    blank = {
+        r.submission
+        for r in records
+        if all(o.status == "not_attempted" for o in records if o.submission == r.submission)
+    }
+    notes = sorted({(r.submission, r.note) for r in records if r.note})
+    unstamped = {sub for sub, note in notes if sub in blank and note.startswith("no learner id stamped")}
+    real = [f"- `{sub}`: {note}" for sub, note in notes if sub not in unstamped]
+    idle = sorted(unstamped)
+    if not real and not idle:
+        return []
+    lines = ["", "## Learner ids to check", "", *real]
+    if idle:
+        names = ", ".join(f"`{sub}`" for sub in idle)
+        lines.append(f"- {len(idle)} notebook(s) with no answer, never run, no learner id stamped: {names}")
     return lines
 
 
@@ -108,9 +132,7 @@ def summary_markdown(records: list[Record], warning: str = "", matching: list[st
     lines += _flag_lines(records)
     if matching:
         lines += ["", "## Canvas users and the roster", "", *(f"- {m}" for m in sorted(matching))]
-    notes = sorted({f"`{r.submission}`: {r.note}" for r in records if r.note})
-    if notes:
-        lines += ["", "## Learner ids to check", "", *(f"- {n}" for n in notes)]
+    lines += _id_lines(records)
     many = sorted(
         {
             f"`{r.student}` {r.exercise}.{r.part}: {r.attempts} checks"
@@ -143,17 +165,21 @@ def write_results(
     assignment: str = ASSIGNMENT,
     canvas_ids: dict[str, str] | None = None,
     matching: list[str] | None = None,
+    overrides: list[Override] | None = None,
 ) -> None:
-    """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/ and grading.json in out.
+    """results.json/.csv, summary.md, grades/canvas/moodle.csv, feedback/, audit/ and grading.json in out.
 
     shard ("K/N") marks the output of `grade --shard`, so that `--merge` can check it has every shard once.
+    overrides: the instructor's points per part, applied after scoring (OverrideError, before anything
+    is written, for a learner not in the results; in a shard, rows of other shards' learners are skipped).
     """
     names = dict(names or {})
     for r in records:
         r.student = r.student or r.submission
         r.max_points = part_max(r.part) if r.exercise in EXERCISES and r.part else 0.0
         r.points = score(r, policy)
-    records = sorted(records, key=_order)
+    known = None if shard else {r.student for r in records} | set(names)
+    records = sorted(apply_overrides(records, overrides or [], known, _set_by_instructor), key=_order)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps([asdict(r) for r in records], indent=1) + "\n")
     with (out / "results.csv").open("w", newline="") as f:
@@ -163,12 +189,14 @@ def write_results(
             row = asdict(r) | {
                 "checks": ";".join(f"{n}={'pass' if ok else 'fail'}" for n, ok in r.checks),
                 "flags": "; ".join(r.flags),
+                "override": override_text(r.override),
             }
-            writer.writerow(row)
+            writer.writerow({k: row[k] for k in FIELDS})
     (out / "summary.md").write_text(summary_markdown(records, warning, matching))
     grades = student_grades(records, names, set(roster_ids or []))
     write_gradebooks(grades, out, assignment, canvas_ids or {})
     write_feedback(records, grades, out)
+    write_audit(records, grades, out)
     meta = {
         "names": names,
         "roster_ids": list(roster_ids or []),
@@ -177,10 +205,19 @@ def write_results(
         "assignment": assignment,
         "canvas_ids": dict(canvas_ids or {}),
         "matching": sorted(matching or []),
+        "overrides": overrides_data(overrides or []),
     }
     if shard:
         meta["shard"] = shard
     (out / META).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+
+
+def _set_by_instructor(learner: str, exercise: str, part: int) -> Record:
+    """The record of an overridden part that no graded notebook of the learner held."""
+    why = "no notebook of this exercise was graded; the instructor set this part's points"
+    record = Record(f"{learner} (no notebook)", exercise, part, "not_attempted", why, learner)
+    record.max_points = part_max(part)
+    return record
 
 
 def read_results(out: Path) -> tuple[list[Record], dict]:
