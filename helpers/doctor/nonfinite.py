@@ -337,7 +337,8 @@ class NonFiniteWatch:
 
         def backward(tensors: Any, *args: Any, **kwargs: Any) -> Any:
             roots = [tensors] if isinstance(tensors, torch.Tensor) else tensors
-            for t in roots if isinstance(roots, (list, tuple)) else ():
+            nested = torch._C._current_graph_task_id() != -1  # a reentrant checkpoint's recompute, no loss
+            for t in roots if isinstance(roots, (list, tuple)) and not nested else ():
                 if _checkable(t) and self._passes["forward"]:
                     self._in_pass["forward"] = True  # the loss belongs to the forward pass before it
                     self._record("loss", "", "loss", t, _keeper(t))
