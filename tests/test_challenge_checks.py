@@ -79,7 +79,7 @@ def test_part2_lists_only_the_checks_the_broken_code_fails_until_it_is_correct(e
     run_cell(ns, source)  # the broken function, unchanged
     unchanged = ex.part2.verdict()
     assert unchanged.checks == tuple((n, False) for n in repairable)
-    html = unchanged._repr_html_()
+    html = unchanged._checks_html()
     assert all(name in html for name in repairable)
     assert not any(name in html for name in set(CHECKS) - set(repairable)), "no unrelated check shown"
     run_cell(ns, PARTS[2]._solution(ex.variant))

@@ -10,15 +10,22 @@ from solved import solved_for
 from autograd_course.challenge.answer_source import answer_source, prune, screen
 from autograd_course.challenge.hidden import run_hidden
 from autograd_course.challenge.notebooks import challenge_cells
+from autograd_course.grading.fixcells import run_here
 from autograd_course.grading.grade import answer_sources
 from autograd_course.grading.judging import judge_part
 
 
-def _judge(tmp_path, ex_id: str, learner: str | None, part: int, source: str):
+def _run(tmp_path, ex_id: str, learner: str | None, part: int, source: str):
     answer = answer_source(source, part)
-    if answer.source and not answer.flags:
+    if answer.source and part == 2:
+        run_here(ex_id, learner, answer.source, tmp_path)
+    elif answer.source and not answer.flags:
         run_hidden(ex_id, learner, part, answer.source, str(tmp_path))
-    verdict, flags, problem = judge_part(tmp_path, ex_id, part, answer, learner)
+    return judge_part(tmp_path, ex_id, part, answer, learner)
+
+
+def _judge(tmp_path, ex_id: str, learner: str | None, part: int, source: str):
+    verdict, flags, problem, _ = _run(tmp_path, ex_id, learner, part, source)
     assert not problem
     return verdict, flags
 
@@ -60,8 +67,8 @@ def test_the_doctor_is_not_there_in_the_hidden_run(tmp_path):
         "d = diagnose(lambda: broken_step(model, optimizer, inputs, targets), model, optimizer)\n"
         "stage, evidence = d.stage, d"
     )
-    verdict, _ = _judge(tmp_path, "D", None, 1, oracle)
-    assert verdict.status == "not_attempted" and "no doctor" in verdict.message
+    verdict, _, problem, _ = _run(tmp_path, "D", None, 1, oracle)
+    assert verdict.status == "failed" and "no doctor" in problem and "line 2" in problem
 
 
 def test_a_pile_of_every_report_proves_nothing(tmp_path):
@@ -77,30 +84,26 @@ def test_a_pile_of_every_report_proves_nothing(tmp_path):
     assert verdict.status == "failed", verdict.message
 
 
-def test_the_given_code_under_if_false_is_not_a_repair(tmp_path):
+def test_the_given_code_under_if_false_does_not_decide_a_textbook_fix(tmp_path):
+    """Part 2 is judged by what the training does: a textbook step is a correct fix for a missing
+    zero_grad, whatever dead code sits beside it."""
     given = _answer("carol", "D", 2).replace("def fixed_step", "def _unused")
     generic = (
         "def fixed_step(model, optimizer, inputs, targets):\n    optimizer.zero_grad()\n"
         "    loss = compute_loss(model, inputs, targets)\n    loss.backward()\n    optimizer.step()\n"
         "    return loss\n"
     )
-    dead = generic.replace("    return loss\n", "    return loss\n    if False:\n") + "\n".join(
-        "        " + line for line in given.splitlines()
-    )
+    dead = generic + "if False:\n" + "\n".join("    " + line for line in given.splitlines())
     verdict, _ = _judge(tmp_path, "D", "carol", 2, dead)
-    assert verdict.status == "failed" and "repaired" in verdict.message
+    assert verdict.status == "passed", verdict.message
 
 
-def test_an_answer_that_patches_torch_is_flagged(tmp_path):
-    patch = "torch.Tensor.detach = lambda self: self\n" + _answer(None, "A", 2)
-    # part 2 keeps only definitions: the patch is dropped, and the unrepaired code fails
+def test_a_part2_screen_hit_is_a_warning_the_behaviour_decides(tmp_path):
+    patch = "torch.Tensor.detach = torch.Tensor.detach\n" + _answer(None, "A", 2)
     answer = answer_source(patch, 2)
-    assert "torch.Tensor.detach" not in answer.source
-    inside = _answer(None, "A", 2).replace(
-        "    outputs", "    torch.Tensor.detach = lambda self: self\n    outputs", 1
-    )
-    verdict, flags = _judge(tmp_path, "A", None, 2, inside)
-    assert verdict.status == "failed" and any("torch.Tensor.detach" in f for f in flags)
+    assert "torch.Tensor.detach" in answer.source and answer.flags
+    verdict, flags = _judge(tmp_path, "A", None, 2, patch)
+    assert verdict.status == "passed" and any(f.startswith("warning: line 1") for f in flags)
 
 
 def test_a_cell_that_raises_after_its_answer_is_judged_on_what_it_set(tmp_path):
@@ -108,8 +111,8 @@ def test_a_cell_that_raises_after_its_answer_is_judged_on_what_it_set(tmp_path):
     verdict, _ = _judge(tmp_path, "A", None, 1, source)
     assert verdict.status == "passed"
     early = "raise ValueError('too soon')\n" + _answer(None, "A", 1)
-    verdict, _ = _judge(tmp_path, "A", None, 1, early)
-    assert verdict.status == "not_attempted" and "ValueError" in verdict.message
+    _, _, problem, _ = _run(tmp_path, "A", None, 1, early)
+    assert problem == "your answer cell raised ValueError on line 1: too soon"
 
 
 def test_only_answer_cells_are_read():
@@ -165,7 +168,7 @@ def test_what_an_answer_reaches_for_is_reported_even_when_it_catches_the_refusal
     sneaky = "try:\n    open('/root/.ssh/id_rsa').read()\nexcept OSError:\n    pass\n" + _answer(None, "A", 1)
     answer = answer_source(sneaky, 1)
     run_hidden("A", None, 1, answer.source, str(tmp_path))
-    _, flags, problem = judge_part(tmp_path, "A", 1, answer, None)
+    _, flags, problem, _ = judge_part(tmp_path, "A", 1, answer, None)
     assert "opened /root/.ssh/id_rsa" in problem and flags and "refused" in problem
 
 

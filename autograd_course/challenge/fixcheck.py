@@ -1,23 +1,25 @@
-"""Part 2: run the learner's fixed step and record a trace; judge the trace with trusted code.
+"""Part 2: judge a recorded training by replaying it with trusted code.
 
-`collect_fix_trace` runs in the learner's kernel: it calls fixed_setup/fixed_step and records raw
-numbers only (parameters before every step, the loss each step returned, the gradient each
-backward left, via post-accumulate hooks). `judge_fix` recomputes, in its own process and with its
-own TinyNet, the true loss and gradient at every recorded set of weights, so a fake loss, a swapped
-model, accumulated gradients or skipped parameters show up as a mismatch with the facts.
+`collect_fix_trace` (fixrun.py) runs where the learner's code runs and records raw numbers only:
+the parameters before every step, the loss each step returned, the gradient each backward left,
+the lr. `judge_fix` replays them in its own process: the true loss and gradient at every recorded
+set of weights (its own TinyNet), and, given the code's own optimizer, each step's update from the
+recorded gradient. A fake loss, a swapped model, carried-over gradients, skipped parameters or a
+faked update show up as a mismatch with the facts, however the fix is written. A check that could
+not run (the training raised, the trace is incomplete) is `not_run`, never failed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 
+from autograd_course.challenge.fixrun import FIX_STEPS, LOOK_AHEAD, collect_fix_trace
 from helpers import TinyNet, make_tiny_problem
-from helpers.doctor.discover import find_schedulers
-from helpers.doctor.lookahead import lrs_ahead
 
 __all__ = [
     "CHECKS",
@@ -26,77 +28,14 @@ __all__ = [
     "LOOK_AHEAD",
     "LOSS_DROP",
     "LR",
+    "FixJudgement",
     "collect_fix_trace",
     "judge_fix",
+    "judge_trace",
 ]
 
-FIX_STEPS = 40  # steps the fixed training runs
 LOSS_DROP = 0.5  # the final loss must be at most this fraction of the first
 LR = 0.03  # the learning rate every setup trains TinyNet with (a warm-up rises to it, never above)
-LOOK_AHEAD = 200  # scheduler steps looked ahead, on a copy, after the fixed training
-
-
-def _lr(optimizer: Any) -> float:
-    """The highest lr of a torch optimizer's groups (0.0 for anything else: nothing to judge)."""
-    if not isinstance(optimizer, torch.optim.Optimizer):
-        return 0.0
-    return max((float(g.get("lr", 0.0)) for g in optimizer.param_groups), default=0.0)
-
-
-def _lr_peak_ahead(optimizer: Any) -> float:
-    """The highest lr now and in the next LOOK_AHEAD steps of the optimizer's schedules (on copies)."""
-    if not isinstance(optimizer, torch.optim.Optimizer):
-        return _lr(optimizer)
-    schedulers = find_schedulers(optimizer, lambda: None)
-    ahead = lrs_ahead(optimizer, schedulers, LOOK_AHEAD) if schedulers else ()
-    return max([_lr(optimizer), *(max(lrs, default=0.0) for _, lrs in ahead)])
-
-
-def collect_fix_trace(fixed_setup: Callable, fixed_step: Callable, seed: int, device: str) -> dict[str, Any]:
-    """Run fixed_setup(seed, device) and FIX_STEPS fixed_step calls; raw tensors on CPU."""
-    made = fixed_setup(seed, device)
-    if not (isinstance(made, tuple) and len(made) == 2):
-        return {"error": f"fixed_setup must return (model, optimizer), got {type(made).__name__}"}
-    model, optimizer = made
-    if not isinstance(model, torch.nn.Module):
-        return {"error": f"fixed_setup must return a torch.nn.Module first, got {type(model).__name__}"}
-    named = list(model.named_parameters())
-    captured: dict[str, list[torch.Tensor]] = {n: [] for n, _ in named}
-
-    def hook_for(name: str) -> Callable:
-        def hook(p: torch.Tensor) -> None:
-            captured[name].append(p.grad.detach().to("cpu", copy=True))
-
-        return hook
-
-    handles = [p.register_post_accumulate_grad_hook(hook_for(n)) for n, p in named if p.requires_grad]
-    inputs, targets = make_tiny_problem(seed, device=device)
-    params, losses, grads, lrs = [], [], [], []
-    try:
-        for _ in range(FIX_STEPS):
-            params.append({n: p.detach().to("cpu", copy=True) for n, p in named})
-            lrs.append(_lr(optimizer))
-            for v in captured.values():
-                v.clear()
-            loss = fixed_step(model, optimizer, inputs, targets)
-            if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
-                return {"error": f"fixed_step must return the loss tensor, got {type(loss).__name__}"}
-            losses.append(float(loss.detach()))
-            grads.append({n: (v[-1] if len(v) == 1 else None) for n, v in captured.items()})
-            grads[-1]["__backward_calls__"] = torch.tensor([len(v) for v in captured.values()] or [0])
-        params.append({n: p.detach().to("cpu", copy=True) for n, p in named})
-        lrs.append(_lr_peak_ahead(optimizer))
-    finally:
-        for h in handles:
-            h.remove()
-    return {
-        "lrs": lrs,  # the lr of each step, then the highest its schedule reaches in LOOK_AHEAD more
-        "seed": seed,
-        "names": [n for n, _ in named],
-        "params": params,
-        "losses": losses,
-        "grads": [{k: v for k, v in g.items() if v is not None} for g in grads],
-    }
 
 
 CHECKS = ("true_loss", "no_carryover", "params_move", "loss_falls")  # part 2's checks, in order
@@ -104,7 +43,8 @@ CHECKS = ("true_loss", "no_carryover", "params_move", "loss_falls")  # part 2's 
 CHECK_MEANINGS = {
     "true_loss": "each step returns the model's real loss on the batch, with the weights of that step",
     "no_carryover": "each step's gradients are that step's loss gradients: present, finite, not carried over",
-    "params_move": "every parameter changes, with steps no larger than the code intends",
+    "params_move": "every parameter changes, each step the code's own optimizer update from that "
+    "step's gradient, no larger than the code intends",
     "loss_falls": f"the loss falls to at most {LOSS_DROP:.0%} of where it started in {FIX_STEPS} steps",
 }
 
@@ -175,38 +115,127 @@ def _step_problems(trace: dict, names: list[str], inputs, targets) -> tuple[dict
     return problems, float(first_true)
 
 
-def judge_fix(seed: int, trace: Any) -> tuple[tuple[tuple[str, bool], ...], str]:
-    """(checks, message) for part 2 from a trace collect_fix_trace produced; checks follow CHECKS."""
-    failed = tuple((name, False) for name in CHECKS)
-    if not isinstance(trace, dict):
-        return failed, "no fix trace was recorded"
-    if "error" in trace:
-        return failed, str(trace["error"])
-    names = list(trace.get("names", []))
-    params, losses, grads = trace["params"], trace["losses"], trace["grads"]
-    if len(losses) != FIX_STEPS or len(params) != FIX_STEPS + 1 or len(grads) != FIX_STEPS:
-        return failed, "the fix trace is incomplete"
-    if why := _start_problem(seed, names, params[0]):
-        return failed, why
-    inputs, targets = make_tiny_problem(seed)
-    problems, first_true = _step_problems(trace, names, inputs, targets)
+@dataclass
+class FixJudgement:
+    """Part 2's checks on one trace: each check's status, what it measured and expected, the message."""
+
+    status: dict[str, str] = field(default_factory=dict)  # check -> passed | failed | not_run
+    measured: dict[str, str] = field(default_factory=dict)
+    expected: dict[str, str] = field(default_factory=dict)
+    message: str = ""
+
+    def __repr__(self) -> str:
+        return f"FixJudgement({self.status})"
+
+    @property
+    def checks(self) -> tuple[tuple[str, bool], ...]:
+        """(check, passed) of the checks that ran, in CHECKS order."""
+        return tuple((n, self.status[n] == "passed") for n in CHECKS if self.status.get(n) != "not_run")
+
+    def trail(self) -> list[dict[str, str]]:
+        """Every check as plain data, for the record the instructor reads."""
+        return [
+            {
+                "name": n,
+                "status": self.status.get(n, "not_run"),
+                "measured": self.measured.get(n, ""),
+                "expected": self.expected.get(n, CHECK_MEANINGS[n]),
+            }
+            for n in CHECKS
+        ]
+
+
+def _update_problem(trace: dict, names: list[str], setup: Callable[[], tuple]) -> str | None:
+    """Why some step is not the code's own optimizer update from that step's recorded gradient."""
+    model, optimizer = setup()
+    own = list(model.parameters())
+    if [list(p.shape) for p in own] != [list(trace["params"][0][n].shape) for n in names]:
+        return "the model you train is not the one the code builds"
+    for k in range(FIX_STEPS):
+        with torch.no_grad():
+            for p, n in zip(own, names):
+                p.copy_(trace["params"][k][n].float())
+                g = trace["grads"][k].get(n)
+                p.grad = None if g is None else g.float().clone()
+        for group in optimizer.param_groups:
+            group["lr"] = float(trace["lrs"][k])
+        optimizer.step()
+        for p, n in zip(own, names):
+            if not torch.allclose(
+                p.detach(), trace["params"][k + 1][n].float(), rtol=1e-4, atol=1e-6, equal_nan=True
+            ):
+                return (
+                    f"in step {k + 1}, {n} moved by something other than the code's "
+                    f"{type(optimizer).__name__} update from that step's gradient (lr {trace['lrs'][k]:.4g})"
+                )
+    return None
+
+
+def _move_problem(trace: dict, names: list[str], setup: Callable[[], tuple] | None) -> str | None:
+    params = trace["params"]
     unchanged = [n for n in names if torch.equal(params[0][n], params[-1][n])]
     if unchanged:
-        problems["params_move"] = f"{', '.join(unchanged)} never changed in {FIX_STEPS} steps"
-    elif (peak := max(trace.get("lrs") or [0.0])) > LR * (1 + 1e-6):
-        problems["params_move"] = (
+        return f"{', '.join(unchanged)} never changed in {FIX_STEPS} steps"
+    if (peak := max(trace.get("lrs") or [0.0])) > LR * (1 + 1e-6):
+        return (
             f"the learning rate reaches {peak:.4g}, above the lr={LR} this code intends (within "
             f"{FIX_STEPS} steps and {LOOK_AHEAD} more of its schedule): a warm-up rises to it and stays"
         )
-    final, _ = _true_loss_and_grads([params[-1][n] for n in names], inputs, targets)
+    return _update_problem(trace, names, setup) if setup is not None else None
+
+
+def _shape_problem(trace: Any) -> str | None:
+    """Why the trace cannot be judged at all (None when it can)."""
+    if not isinstance(trace, dict):
+        return "no fix trace was recorded"
+    if "error" in trace:
+        return str(trace["error"])
+    params, losses, grads = trace.get("params"), trace.get("losses"), trace.get("grads")
+    if not (isinstance(params, list) and isinstance(losses, list) and isinstance(grads, list)):
+        return "the fix trace is incomplete"
+    if len(losses) != FIX_STEPS or len(params) != FIX_STEPS + 1 or len(grads) != FIX_STEPS:
+        return "the fix trace is incomplete"
+    if len(trace.get("lrs") or []) != FIX_STEPS + 1:
+        return "the fix trace is incomplete"
+    return None
+
+
+def judge_trace(seed: int, trace: Any, setup: Callable[[], tuple] | None = None) -> FixJudgement:
+    """Every check of part 2 on a trace collect_fix_trace produced, replayed with trusted code.
+
+    setup builds the code's own (model, optimizer), seeded: each recorded step must be that
+    optimizer's update from the recorded gradient (None skips that replay)."""
+    judged = FixJudgement(status=dict.fromkeys(CHECKS, "not_run"))
+    if why := _shape_problem(trace):
+        judged.message = why
+        return judged
+    names = list(trace.get("names", []))
+    if why := _start_problem(seed, names, trace["params"][0]):
+        judged.status = dict.fromkeys(CHECKS, "failed")
+        judged.message = why
+        judged.measured = dict.fromkeys(CHECKS, why)
+        return judged
+    inputs, targets = make_tiny_problem(seed)
+    problems, first_true = _step_problems(trace, names, inputs, targets)
+    if why := _move_problem(trace, names, setup):
+        problems["params_move"] = why
+    final, _ = _true_loss_and_grads([trace["params"][-1][n] for n in names], inputs, targets)
     if not final <= LOSS_DROP * first_true:
         problems["loss_falls"] = (
             f"the loss went from {first_true:.4g} to only {final:.4g} in {FIX_STEPS} steps"
         )
-    checks = tuple((name, name not in problems) for name in CHECKS)
-    if problems:
-        return checks, next(problems[name] for name in CHECKS if name in problems)
-    return (
-        checks,
-        f"the loss fell from {first_true:.4g} to {final:.4g} in {FIX_STEPS} steps; every parameter trained",
+    judged.status = {n: "failed" if n in problems else "passed" for n in CHECKS}
+    judged.measured = {n: problems.get(n, "as expected") for n in CHECKS}
+    judged.measured["loss_falls"] = problems.get("loss_falls", f"{first_true:.4g} -> {final:.4g}")
+    judged.message = next((problems[n] for n in CHECKS if n in problems), "") or (
+        f"the loss fell from {first_true:.4g} to {final:.4g} in {FIX_STEPS} steps; every parameter trained"
     )
+    return judged
+
+
+def judge_fix(
+    seed: int, trace: Any, setup: Callable[[], tuple] | None = None
+) -> tuple[tuple[tuple[str, bool], ...], str]:
+    """(checks that ran, message) for part 2 from a trace; checks follow CHECKS."""
+    judged = judge_trace(seed, trace, setup)
+    return judged.checks, judged.message

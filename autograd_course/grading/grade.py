@@ -36,9 +36,10 @@ from autograd_course.challenge.answer_source import AnswerSource, answer_source
 from autograd_course.challenge.catalogue import EXERCISES
 from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.checks.usage import attempts_per_part, usage_records
-from autograd_course.execution.kernel import KernelSpec, execute_cells
+from autograd_course.execution.kernel import Execution, KernelSpec, execute_cells
 from autograd_course.execution.refusals import refused as _refused
 from autograd_course.execution.sandbox import Sandbox, course_import_path
+from autograd_course.grading.fixcells import fix_cells
 from autograd_course.grading.judging import judge_part
 from autograd_course.learner import learner_for
 from autograd_course.modes import PRACTICE, mode_of
@@ -81,6 +82,7 @@ class Record:
     note: str = ""  # for the instructor: e.g. the notebook's stamped learner differs from its folder
     flags: list[str] = field(default_factory=list)  # for the instructor: what the answer tried, dropped code
     mode: str = PRACTICE  # the mode the notebook was made in (challenge/modes.py)
+    trail: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"Record({self.submission}, {self.exercise} part {self.part}: {self.status})"
@@ -168,16 +170,28 @@ def answer_sources(nb) -> dict[tuple[str, int], AnswerSource]:
     return found
 
 
-def judge_notebook(sources: dict[tuple[str, int], AnswerSource], learner: str | None, export_dir: Path):
-    """The notebook the grader runs: one cell per answered part, running its source on hidden runs."""
-    cells = [nbformat.v4.new_code_cell("from autograd_course.challenge.hidden import run_hidden")]
-    for (ex_id, part), answer in sorted(sources.items()):
-        if answer.source and not answer.flags:
-            call = f"run_hidden({ex_id!r}, {learner!r}, {part}, {answer.source!r}, {str(export_dir)!r})"
-            cells.append(nbformat.v4.new_code_cell(call))
+def judge_notebook(
+    sources: dict[tuple[str, int], AnswerSource], learner: str | None, export_dir: Path, part: int = 1
+):
+    """The notebook the grader runs for one part number: part 1's answers run on hidden runs with the
+    course (challenge/hidden.py); part 2's in a kernel without it (fixcells.py)."""
+    if part == 2:
+        cells = fix_cells(sources, learner, export_dir)
+    else:
+        cells = [nbformat.v4.new_code_cell("from autograd_course.challenge.hidden import run_hidden")]
+        for (ex_id, p), answer in sorted(sources.items()):
+            if p == 1 and answer.source and not answer.flags:
+                call = f"run_hidden({ex_id!r}, {learner!r}, 1, {answer.source!r}, {str(export_dir)!r})"
+                cells.append(nbformat.v4.new_code_cell(call))
+        cells = cells if len(cells) > 1 else []
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb
+
+
+def part_sandbox(sandbox: Sandbox | None, part: int) -> Sandbox | None:
+    """Part 2's kernels see the toolkit and never the course package; part 1's see both."""
+    return replace(sandbox, course=False) if sandbox is not None and part == 2 else sandbox
 
 
 def kernel_env(learner: str | None, scratch: Path, confined: bool) -> dict[str, str]:
@@ -220,17 +234,21 @@ def _prepare(sub: Submission) -> tuple[Any, list[tuple[str, int]], str]:
     return nb, pairs, ""
 
 
-def _run(sources, sub: Submission, scratch: Path, budget: float, sandbox: Sandbox | None):
-    """Run the answers' sources on hidden runs in a fresh kernel of the grader's; the learner's never runs."""
+def _run(sources, sub: Submission, scratch: Path, budget: float, sandbox: Sandbox | None, part: int):
+    """Run one part's answers on hidden runs in a fresh kernel of the grader's; the learner's never runs."""
     export_dir = scratch / "export"
     export_dir.mkdir(parents=True, exist_ok=True)
-    return _run_notebook(judge_notebook(sources, sub.learner, export_dir), sub, scratch, budget, sandbox)
+    nb = judge_notebook(sources, sub.learner, export_dir, part)
+    return _run_notebook(nb, sub, scratch, budget, part_sandbox(sandbox, part))
 
 
 def _run_notebook(nb, sub: Submission, scratch: Path, budget: float, sandbox: Sandbox | None):
-    """(execution, the notebook, its export folder) of the grader's notebook, in the sandbox."""
+    """(execution, the notebook, its export folder) of the grader's notebook, in the sandbox; a
+    notebook with nothing to run starts no kernel (execution None)."""
     for folder in (scratch / "export", scratch / "cwd", scratch / "home"):
         folder.mkdir(parents=True, exist_ok=True)
+    if not nb.cells:
+        return None, nb, scratch / "export"
     confined = sandbox is not None and sandbox.confined
     spec = KernelSpec(
         cwd=scratch / "cwd",
@@ -247,6 +265,8 @@ def _run_notebook(nb, sub: Submission, scratch: Path, budget: float, sandbox: Sa
 def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> list[Record]:
     """The records of one submission: the run's failure, or each part judged from its hidden runs."""
     name = sub.name
+    if execution is None:
+        execution = Execution("passed")
     if execution.status in ("timeout", "error"):
         return [Record(name, ex, part, execution.status, execution.message) for ex, part in pairs]
     if refused := _refusal(execution, nb):
@@ -283,15 +303,32 @@ def _prepared(sub: Submission) -> _Prepared | Record:
     return _Prepared(replace(sub, learner=learner), nb, pairs, note, answer_sources(nb))
 
 
+def _executed(cells: list, path: Path | None) -> None:
+    """Write the cells the grader ran for one submission (with their outputs), for the instructor."""
+    if path is None:
+        return
+    nb = judge_notebook({}, None, Path())
+    nb.cells = cells
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
 def _grade_prepared(
     item: _Prepared, scratch: Path, executed: Path | None, budget: float, sandbox: Sandbox | None
 ) -> list[Record]:
-    """Execute one prepared submission in a fresh kernel, then judge its exports with trusted code."""
-    execution, judged, export_dir = _run(item.sources, item.sub, scratch, budget, sandbox)
-    if executed is not None:
-        executed.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(judged, executed)
-    records = _judge(execution, judged, item.pairs, item.sources, item.sub, export_dir)
+    """Run each part of one prepared submission in a fresh kernel of its own, then judge its exports
+    with trusted code: a hang or crash in one part is that part's timeout or error only."""
+    records, cells = [], []
+    for part in (1, 2):
+        pairs = [p for p in item.pairs if p[1] == part]
+        if not pairs:
+            continue
+        execution, judged, export_dir = _run(
+            item.sources, item.sub, scratch / f"part{part}", budget, sandbox, part
+        )
+        cells += judged.cells
+        records += _judge(execution, judged, pairs, item.sources, item.sub, export_dir)
+    _executed(cells, executed)
     return annotate(records, item.nb, item.sub, item.note)
 
 
@@ -318,20 +355,39 @@ def annotate(records: list[Record], nb, sub: Submission, note: str) -> list[Reco
     return records
 
 
-# One kernel per learner: starting a kernel and importing torch is most of what grading a notebook
-# costs, so a learner's answers run together in one fresh (sandboxed) kernel, each writing to its own
-# folder. When that kernel times out, dies or is refused something, each notebook is graded again in a
-# kernel of its own, so one notebook's answer never costs another's.
+# One kernel per learner and part: starting a kernel and importing torch is most of what grading a
+# notebook costs, so a learner's answers to one part run together in one fresh (sandboxed) kernel,
+# each writing to its own folder. When that kernel times out, dies or is refused something, each
+# notebook's part is graded again in a kernel of its own, so one answer never costs another's.
+def _group_part(
+    ready: list[_Prepared], part: int, scratch: Path, budget: float, sandbox: Sandbox | None
+) -> tuple[list[list[Record]], list[list]] | None:
+    """Each notebook's records and cells for one part, from one shared kernel; None when it failed."""
+    exports = [scratch / f"n{k}" / "export" for k in range(len(ready))]
+    group, owner = judge_notebook({}, None, scratch), []
+    for i, (item, export) in enumerate(zip(ready, exports)):
+        export.mkdir(parents=True)
+        cells = judge_notebook(item.sources, item.sub.learner, export, part).cells
+        head = 0 if not group.cells else 1  # the first notebook's set-up cell serves them all
+        group.cells += cells[head:]
+        owner += [-1 if (j == 0 and head == 0) else i for j in range(len(cells) - head)]
+    execution, _, _ = _run_notebook(
+        group, ready[0].sub, scratch, budget * len(ready), part_sandbox(sandbox, part)
+    )
+    if execution is not None and (execution.status in ("timeout", "error") or _refusal(execution, group)):
+        return None
+    records, cells = [], []
+    for i, (item, export) in enumerate(zip(ready, exports)):
+        pairs = [p for p in item.pairs if p[1] == part]
+        records.append(_judge(execution, group, pairs, item.sources, item.sub, export))
+        cells.append([c for c, o in zip(group.cells, owner, strict=True) if o in (-1, i)])
+    return records, cells
+
+
 def grade_learner(
     subs: list[Submission], scratch: Path, executed_dir: Path | None, budget: float, sandbox: Sandbox | None
 ) -> list[Record]:
-    """The records of one learner's notebooks, judged from one shared kernel's hidden runs."""
-
-    def alone(k: int, item: _Prepared) -> list[Record]:
-        (scratch / f"alone{k}").mkdir()
-        executed = executed_dir / item.sub.name if executed_dir is not None else None
-        return _grade_prepared(item, scratch / f"alone{k}", executed, budget, sandbox)
-
+    """The records of one learner's notebooks, judged from one shared kernel per part's hidden runs."""
     records: list[Record] = []
     ready: list[_Prepared] = []
     for sub in subs:
@@ -341,27 +397,27 @@ def grade_learner(
         else:
             ready.append(item)
     if len(ready) < 2:
-        return records + [r for k, item in enumerate(ready) for r in alone(k, item)]
-    exports = [scratch / f"n{k}" / "export" for k in range(len(ready))]
-    group = judge_notebook({}, None, scratch)  # the import cell, then each notebook's cells
-    owner = [-1]
-    for i, (item, export) in enumerate(zip(ready, exports)):
-        export.mkdir(parents=True)
-        calls = judge_notebook(item.sources, item.sub.learner, export).cells[1:]
-        group.cells += calls
-        owner += [i] * len(calls)
-    execution, _, _ = _run_notebook(group, ready[0].sub, scratch, budget * len(ready), sandbox)
-    if execution.status in ("timeout", "error") or _refusal(execution, group):
-        return records + [r for k, item in enumerate(ready) for r in alone(k, item)]
-    for i, (item, export) in enumerate(zip(ready, exports)):
-        if executed_dir is not None:
-            mine = nbformat.v4.new_notebook(metadata=group.metadata)
-            mine.cells = [c for c, o in zip(group.cells, owner, strict=True) if o in (-1, i)]
-            (executed_dir / item.sub.name).parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(mine, executed_dir / item.sub.name)
-        records += annotate(
-            _judge(execution, group, item.pairs, item.sources, item.sub, export), item.nb, item.sub, item.note
-        )
+        for k, item in enumerate(ready):
+            executed = executed_dir / item.sub.name if executed_dir is not None else None
+            records += _grade_prepared(item, scratch / f"alone{k}", executed, budget, sandbox)
+        return records
+    mine: list[list[Record]] = [[] for _ in ready]
+    cells: list[list] = [[] for _ in ready]
+    for part in (1, 2):
+        grouped = _group_part(ready, part, scratch / f"group{part}", budget, sandbox)
+        for k, item in enumerate(ready):
+            if grouped is not None:
+                mine[k] += grouped[0][k]
+                cells[k] += grouped[1][k]
+                continue
+            alone = scratch / f"alone{k}-part{part}"
+            pairs = [p for p in item.pairs if p[1] == part]
+            execution, judged, export_dir = _run(item.sources, item.sub, alone, budget, sandbox, part)
+            mine[k] += _judge(execution, judged, pairs, item.sources, item.sub, export_dir)
+            cells[k] += judged.cells
+    for k, item in enumerate(ready):
+        _executed(cells[k], executed_dir / item.sub.name if executed_dir is not None else None)
+        records += annotate(mine[k], item.nb, item.sub, item.note)
     return records
 
 
@@ -385,11 +441,11 @@ def judge_hidden(
     name: str, export_dir: Path, ex_id: str, part: int, answer: AnswerSource | None, learner: str | None
 ) -> Record:
     """One part's record, judged with trusted code from what its hidden runs wrote."""
-    verdict, flags, problem = judge_part(export_dir, ex_id, part, answer, learner)
+    verdict, flags, problem, trail = judge_part(export_dir, ex_id, part, answer, learner)
     if problem:
-        return Record(name, ex_id, part, "error", problem, flags=list(flags))
+        return Record(name, ex_id, part, "error", problem, flags=list(flags), trail=trail)
     checks = part2_checks(verdict) if part == 2 and verdict.status != "not_attempted" else []
-    record = Record(name, ex_id, part, verdict.status, verdict.message, checks=checks)
+    record = Record(name, ex_id, part, verdict.status, verdict.message, checks=checks, trail=trail)
     record.flags += flags
     if answer is not None and answer.dropped:
         record.flags.append("code that never runs was left out: " + "; ".join(answer.dropped[:3]))
