@@ -10,8 +10,8 @@ from learner import notebook, run_cell
 from autograd_course.challenge import EXERCISES, PARTS, NotAttempted, Outcome, Variant, part2_verdict
 from autograd_course.challenge.catalogue import BUGS
 from autograd_course.challenge.exercise import Challenge, fix_trace
-from autograd_course.challenge.fixcheck import CHECKS, FIX_STEPS, judge_fix
 from autograd_course.challenge.parts import function_source
+from autograd_course.fixing.fixcheck import CHECKS, FIX_STEPS, judge_fix
 from helpers import Stage, TinyNet
 
 

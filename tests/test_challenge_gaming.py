@@ -12,7 +12,7 @@ from learner import notebook, run_cell
 from autograd_course.challenge import BUGS, EXERCISES, PARTS, Outcome, Variant
 from autograd_course.challenge.catalogue import fixed_code, render
 from autograd_course.challenge.draw import variant_for
-from autograd_course.challenge.fixcheck import CHECKS
+from autograd_course.fixing.fixcheck import CHECKS
 
 LEARNERS = [None, "ada", "grace"]
 SETUP = "model, optimizer = broken_setup(seed, device)\n"

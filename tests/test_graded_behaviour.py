@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from autograd_course.challenge.answer_source import answer_source
-from autograd_course.challenge.fixcheck import CHECKS
-from autograd_course.challenge.fixrun import FIXABLE
+from autograd_course.fixing.fixcheck import CHECKS
+from autograd_course.fixing.fixrun import FIXABLE
 from autograd_course.grading.fixcells import run_apart, run_here
 from autograd_course.grading.judging import judge_part
 
@@ -200,3 +200,47 @@ def test_an_import_of_the_course_in_the_answer_is_no_way_in(tmp_path):
 
 def test_every_fixable_function_name_is_known_to_the_harness():
     assert set(FIXABLE) == {"fixed_setup", "fixed_compute_loss", "fixed_step"}
+
+
+def _graded(tmp_path, learner: str, ex_id: str):
+    """A graded notebook's challenge for one learner, from a variants file like a release writes."""
+    import json
+
+    from autograd_course.challenge import variant_for
+    from autograd_course.challenge.catalogue import render
+    from autograd_course.graded import VARIANTS_FILE, GradedChallenge, learner_key
+
+    entry = {ex_id: {"code": render(variant_for(learner, ex_id)), "hints1": [], "hints2": []}}
+    data = {"salt": "s", "learners": {learner_key("s", learner): entry}}
+    (tmp_path / VARIANTS_FILE).write_text(json.dumps(data))
+    ns: dict = {"seed": 0, "device": "cpu", "torch": __import__("torch")}
+    ns["F"] = ns["torch"].nn.functional
+    return GradedChallenge(ex_id, ns, learner, tmp_path), ns
+
+
+@pytest.mark.parametrize(
+    ("source", "passes"),
+    [
+        (HONEST["a hand-written mean square"][1], True),
+        (HONEST["renamed locals"][1], True),
+        (
+            "def fixed_compute_loss(model, inputs, targets):\n"
+            "    return ((model(inputs) - targets) ** 2).sum()\n",
+            False,
+        ),
+        (
+            "def fixed_compute_loss(model, inputs, targets):\n    return model(inputs).detach().mean()\n",
+            False,
+        ),
+    ],
+)
+def test_the_graded_notebooks_check_predicts_the_grade(tmp_path, source, passes):
+    (tmp_path / "nb").mkdir()
+    ex, ns = _graded(tmp_path / "nb", "ada", "A")
+    exec(compile(source, "<cell>", "exec"), ns)
+    verdict = ex.part2.verdict()
+    assert (verdict.status == "passed") is passes, verdict.message
+    if not passes:
+        assert verdict.message.startswith("on your own code:") and "raised" not in verdict.message[:17]
+    graded, _, problem, _ = _judge(tmp_path, "A", source, learner="ada")
+    assert not problem and (graded.status == "passed") is passes, graded.message

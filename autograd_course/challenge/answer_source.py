@@ -36,6 +36,7 @@ class AnswerSource:
     source: str  # pruned, runnable Python ('' when the cell is missing or empty)
     dropped: list[str] = field(default_factory=list)  # what pruning removed, for the instructor
     flags: list[str] = field(default_factory=list)  # why the answer may tamper with the grader
+    error: str = ""  # why the cell cannot run at all (a syntax error, naming its cell and line)
 
     def __repr__(self) -> str:
         return f"AnswerSource(part {self.part}, {len(self.source.splitlines())} lines, flags={self.flags})"
@@ -155,10 +156,15 @@ def screen(source: str) -> list[str]:
     return flags
 
 
-def answer_source(cell_source: str | None, part: int) -> AnswerSource:
-    """The answer of one part from its cell's source (IPython syntax allowed): pruned and screened."""
+def answer_source(cell_source: str | None, part: int, cell: int | None = None) -> AnswerSource:
+    """The answer of one part from its cell's source (IPython syntax allowed): pruned and screened.
+    cell: its 1-based number in the notebook, named by a syntax error."""
     if not cell_source or not cell_source.strip():
         return AnswerSource(part, "")
-    python = TransformerManager().transform_cell(plain_python(cell_source))
-    pruned, dropped = prune(python, part)
+    try:
+        python = TransformerManager().transform_cell(plain_python(cell_source))
+        pruned, dropped = prune(python, part)
+    except SyntaxError as exc:
+        where = f"cell {cell}, line {exc.lineno}" if cell else f"line {exc.lineno}"
+        return AnswerSource(part, "", error=f"syntax error in the answer cell ({where}): {exc.msg}")
     return AnswerSource(part, pruned, dropped, screen(pruned))

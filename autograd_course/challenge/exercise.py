@@ -15,12 +15,12 @@ import torch
 from autograd_course.challenge.catalogue import FIXABLE, build_broken, exercise, render
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.evidence import stage_name, summarize
-from autograd_course.challenge.fixcheck import collect_fix_trace
 from autograd_course.challenge.parts import PARTS, answers_of, part1_verdict, part2_verdict
 from autograd_course.challenge.variants import Variant
 from autograd_course.challenge.verdict import NotAttemptedError, Outcome, Verdict
 from autograd_course.challenge.viewing import watch
 from autograd_course.checks import Note, ProblemView, recorded, show
+from autograd_course.fixing.fixcheck import collect_fix_trace
 from autograd_course.learner import read_learner
 
 __all__ = ["Challenge", "Part", "challenge", "fix_trace"]

@@ -39,17 +39,19 @@ import torch
 import torch.nn.functional as F
 
 import helpers
-from autograd_course.challenge.catalogue import build_broken, exercise
+from autograd_course.challenge.catalogue import BUGS, build_broken, exercise
+from autograd_course.challenge.contract import judge_evidence
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.evidence import stage_name, summarize
-from autograd_course.challenge.fixrun import PRINTED_LIMIT
 from autograd_course.challenge.variants import Variant, digest, shape_number
 from autograd_course.challenge.verdict import NotAttempted
 from autograd_course.execution.refusals import refused
+from autograd_course.fixing.fixrun import PRINTED_LIMIT
 
-__all__ = ["HIDDEN_RUNS", "hidden_path", "hidden_runs", "run_hidden"]
+__all__ = ["HIDDEN_RUNS", "bug_shows", "hidden_path", "hidden_runs", "run_hidden"]
 
 HIDDEN_RUNS = 2  # hidden runs per part: each must pass
+SEED_TRIES = 20  # seeds tried per hidden run for one where the bug shows
 _WATCHED = (
     torch,
     torch.Tensor,
@@ -65,16 +67,36 @@ _WATCHED = (
 )
 
 
+@functools.lru_cache(maxsize=256)
+def bug_shows(variant: Variant, seed: int) -> bool:
+    """Does the reference proof prove the bug's stage on this run? (A seed where it does not, e.g. a
+    loss that stays finite, is never a hidden run: a right proof must be able to pass.)"""
+    ns = _namespace(variant, seed)
+    with torch.random.fork_rng(devices=[]), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            exec(compile(BUGS[variant.bug]._proof, "<reference proof>", "exec"), ns)
+        except Exception:  # the proof cannot run here: the bug does not show as it should
+            return False
+    summary = summarize(ns.get("evidence"))
+    return judge_evidence(variant, seed, stage_name(ns.get("stage")), summary)[0]
+
+
 def hidden_runs(learner: str | None, exercise_id: str, part: int) -> list[tuple[Variant, int]]:
-    """(variant, seed) of each hidden run: the learner's bug in their shape, then in another shape."""
+    """(variant, seed) of each hidden run: the learner's bug in their shape, then in another shape;
+    part 1's seeds are ones where the bug shows (bug_shows), so a right proof always passes."""
     own = variant_for(learner, exercise_id)
     runs = []
     for k in range(HIDDEN_RUNS):
-        seed = 1 + digest(str(learner), exercise_id, str(part), "hidden seed", str(k)) % 9_999
         shape = (
             own.shape if (k == 0 or part == 2) else shape_number(digest(str(learner), exercise_id, str(k)))
         )
-        runs.append((Variant(own.bug, shape), seed))
+        variant = Variant(own.bug, shape)
+        for attempt in range(SEED_TRIES):
+            draw = digest(str(learner), exercise_id, str(part), "hidden seed", str(k), str(attempt))
+            seed = 1 + draw % 9_999
+            if part == 2 or bug_shows(variant, seed):  # a right fix passes on any seed
+                break
+        runs.append((variant, seed))
     return runs
 
 

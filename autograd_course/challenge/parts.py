@@ -23,7 +23,10 @@ from autograd_course.challenge.catalogue import (
 )
 from autograd_course.challenge.contract import judge_evidence
 from autograd_course.challenge.draw import variant_for
-from autograd_course.challenge.fixcheck import (
+from autograd_course.challenge.variants import Variant
+from autograd_course.challenge.verdict import NotAttempted, Outcome, Verdict
+from autograd_course.challenge.viewing import viewed
+from autograd_course.fixing.fixcheck import (
     CHECK_MEANINGS,
     CHECKS,
     FIX_STEPS,
@@ -31,9 +34,6 @@ from autograd_course.challenge.fixcheck import (
     collect_fix_trace,
     judge_trace,
 )
-from autograd_course.challenge.variants import Variant
-from autograd_course.challenge.verdict import NotAttempted, Outcome, Verdict
-from autograd_course.challenge.viewing import viewed
 from helpers import TinyNet
 
 __all__ = [

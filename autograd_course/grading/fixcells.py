@@ -16,10 +16,10 @@ from pathlib import Path
 
 import nbformat
 
-from autograd_course.challenge import fixrun
 from autograd_course.challenge.answer_source import AnswerSource
 from autograd_course.challenge.catalogue import render
 from autograd_course.challenge.hidden import hidden_path, hidden_runs
+from autograd_course.fixing import fixrun
 
 __all__ = ["HARNESS", "fix_cells", "run_apart", "run_here"]
 

@@ -29,16 +29,17 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import nbformat
-from IPython.core.inputtransformer2 import TransformerManager
 from tqdm import tqdm
 
 from autograd_course.challenge.answer_source import AnswerSource, answer_source
 from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.checks.usage import attempts_per_part, usage_records
 from autograd_course.execution.kernel import Execution, KernelSpec, execute_cells
 from autograd_course.execution.refusals import refused as _refused
 from autograd_course.execution.sandbox import Sandbox, course_import_path
+from autograd_course.grading.copies import answer_digest, flag_copies
 from autograd_course.grading.fixcells import fix_cells
 from autograd_course.grading.judging import judge_part
 from autograd_course.learner import learner_for
@@ -102,21 +103,6 @@ class Submission:
         return f"Submission({self.student}: {self.name})"
 
 
-def _syntax_problem(nb) -> str:
-    """'' or where the first code cell that does not parse is (cell and line, 1-based)."""
-    transformer = TransformerManager()
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type != "code" or not cell.source.strip():
-            continue
-        try:
-            compile(transformer.transform_cell(cell.source), f"cell {i + 1}", "exec")
-        except SyntaxError as exc:
-            return f"syntax error in cell {i + 1}, line {exc.lineno}: {exc.msg}"
-        except (ValueError, TypeError) as exc:
-            return f"cell {i + 1} cannot be compiled: {exc}"
-    return ""
-
-
 def inspect_submission(path: Path) -> tuple[object | None, str]:
     """(notebook, "") when the file is a gradable notebook, else (None, the reason it is not)."""
     where = path.name
@@ -144,9 +130,6 @@ def inspect_submission(path: Path) -> tuple[object | None, str]:
         return None, f"{where}: not a valid notebook: {str(exc).splitlines()[0][:160]}"
     if not any(c.cell_type == "code" and c.source.strip() for c in nb.cells):
         return None, f"{where}: empty notebook: no code cells"
-    problem = _syntax_problem(nb)
-    if problem:
-        return None, f"{where}: {problem}"
     return nb, ""
 
 
@@ -166,7 +149,7 @@ def answer_sources(nb) -> dict[tuple[str, int], AnswerSource]:
     for i, m in challenge_cells(nb):
         key = (m["exercise"], m.get("part"))
         if m.get("role") == "answer" and key[1] in (1, 2) and key not in found:
-            found[key] = answer_source(nb.cells[i].source, key[1])
+            found[key] = answer_source(nb.cells[i].source, key[1], cell=i + 1)
     return found
 
 
@@ -442,6 +425,9 @@ def judge_hidden(
 ) -> Record:
     """One part's record, judged with trusted code from what its hidden runs wrote."""
     verdict, flags, problem, trail = judge_part(export_dir, ex_id, part, answer, learner)
+    if answer is not None and answer.source:  # which answer was judged, for the copies check
+        key = variant_for(learner, ex_id).to_json()
+        trail = trail | {"answer": {"digest": answer_digest(answer.source), "variant": json.dumps(key)}}
     if problem:
         return Record(name, ex_id, part, "error", problem, flags=list(flags), trail=trail)
     checks = part2_checks(verdict) if part == 2 and verdict.status != "not_attempted" else []
@@ -500,4 +486,14 @@ def grade_folder(
                     count = len({r.submission for r in records})  # bar.n stays 0 when the bar is off
                     log.info("graded %d/%d: %s (%s)", count, len(subs), done[0].submission, statuses)
     bar.close()
+    flag_copies(records, _answers(records))
     return records
+
+
+def _answers(records: list[Record]) -> dict[tuple[str, str, int], tuple[str, str]]:
+    """(student, exercise, part) -> (answer digest, variant) of every judged answer."""
+    return {
+        (r.student, r.exercise, r.part): (r.trail["answer"]["digest"], r.trail["answer"]["variant"])
+        for r in records
+        if r.part and "answer" in r.trail
+    }

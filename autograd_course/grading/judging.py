@@ -22,10 +22,10 @@ from typing import NamedTuple
 import torch
 
 from autograd_course.challenge.answer_source import AnswerSource
-from autograd_course.challenge.fixcheck import CHECKS, FixJudgement
 from autograd_course.challenge.hidden import HIDDEN_RUNS, hidden_path, hidden_runs
 from autograd_course.challenge.parts import judge_part2, part1_verdict
 from autograd_course.challenge.verdict import Outcome, Verdict
+from autograd_course.fixing.fixcheck import CHECKS, FixJudgement
 
 __all__ = ["EXPORT_LIMIT", "Judged", "judge_part"]
 
@@ -192,6 +192,8 @@ def judge_part(
         return Judged(
             Verdict(ex_id, part, Outcome.NOT_ATTEMPTED, "the answer cell of this part is missing"), [], "", {}
         )
+    if answer.error:
+        return Judged(Verdict(ex_id, part, Outcome.INCORRECT, ""), [], answer.error, {})
     if not answer.source:
         return Judged(Verdict(ex_id, part, Outcome.NOT_ATTEMPTED, "the answer cell is empty"), [], "", {})
     if answer.flags and part == 1:

@@ -18,7 +18,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from autograd_course.challenge.fixrun import FIX_STEPS, LOOK_AHEAD, collect_fix_trace
+from autograd_course.fixing.fixrun import FIX_STEPS, LOOK_AHEAD, collect_fix_trace
 from helpers import TinyNet, make_tiny_problem
 
 __all__ = [
