@@ -1,4 +1,5 @@
-"""The same answer across learners with different variants is listed for the instructor, names aside."""
+"""The same answer across learners with different variants is listed for the instructor, names aside;
+and a solution() call is counted as a view from the source, even with its output cleared."""
 
 from __future__ import annotations
 
@@ -38,3 +39,16 @@ def test_the_public_default_solution_counts_as_another_learner():
     flags = _flag({"ada": (default, "v1"), "bob": (default, own)})
     assert flags["ada"] == [f"the same answer as bob, {PUBLIC} (another variant)"]
     assert flags["bob"] == ["the same answer as ada (another variant)"], "the default variant's own"
+
+
+def test_a_solution_call_whose_output_was_cleared_still_counts_as_viewed():
+    from solved import committed_solution
+
+    from autograd_course.grading.grade import usage_of
+
+    nb = committed_solution("A")
+    scratch = nb.cells[-1].copy()
+    scratch.cell_type, scratch.outputs = "code", []
+    scratch.source = "# ex.part1.solution() would show it\nex.part2.solution()"
+    nb.cells.append(scratch)
+    assert ("A", 2, "solution", 1) in usage_of(nb) and ("A", 1, "solution", 1) not in usage_of(nb)

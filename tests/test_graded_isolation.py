@@ -52,6 +52,11 @@ def test_part_two_cells_need_nothing_but_the_toolkit(bwrap, tmp_path):
 
     fix = "def fixed_compute_loss(model, inputs, targets):\n    return F.mse_loss(model(inputs), targets)\n"
     cells = fix_cells({("A", 2): answer_source(fix, 2)}, None, tmp_path)
-    done = _in_sandbox(part_sandbox(Sandbox("bwrap"), 2), "\n".join(c.source for c in cells), tmp_path)
+    # what an answer could reach through torch.sys.modules: nothing of the course is loaded
+    probe = "\nimport torch\nprint('course:', sorted(m for m in torch.sys.modules if 'autograd_course' in m))"
+    done = _in_sandbox(
+        part_sandbox(Sandbox("bwrap"), 2), "\n".join(c.source for c in cells) + probe, tmp_path
+    )
     assert done.returncode == 0, done.stderr[-1500:]
+    assert "course: []" in done.stdout
     assert sorted(p.name for p in tmp_path.glob("*.pt")) == ["A-part2-hidden0.pt", "A-part2-hidden1.pt"]

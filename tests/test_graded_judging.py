@@ -210,3 +210,59 @@ def test_a_repair_written_by_hand_on_a_learners_own_code_passes(tmp_path):
     verdict, flags = _judge(tmp_path, "D", "noor", 2, fixed)
     assert verdict.status == "passed", verdict.message
     assert flags == []
+
+
+@pytest.mark.parametrize(("learner", "ex_id"), [("s14", "M1"), ("s17", "M1"), ("s38", "M2")])
+def test_a_right_proof_passes_where_the_first_seed_drawn_would_hide_the_bug(tmp_path, learner, ex_id):
+    """Bug J's loss stays finite on some seeds: those are never hidden runs (each learner here had one)."""
+    from autograd_course.challenge import variant_for
+    from autograd_course.challenge.hidden import bug_shows, hidden_runs
+    from autograd_course.challenge.variants import digest
+
+    assert variant_for(learner, ex_id).bug == "J"
+    first = [1 + digest(learner, ex_id, "1", "hidden seed", str(k), "0") % 9_999 for k in range(2)]
+    runs = hidden_runs(learner, ex_id, 1)
+    assert any(not bug_shows(v, s) for (v, _), s in zip(runs, first)), "a first draw hid the bug"
+    assert all(bug_shows(v, s) for v, s in runs)
+    verdict, _ = _judge(tmp_path, ex_id, learner, 1, _answer(learner, ex_id, 1))
+    assert verdict.status == "passed", verdict.message
+
+
+def test_the_toolkits_own_doctor_is_gone_from_the_graders_kernel(tmp_path):
+    """`import helpers as toolkit; toolkit.diagnose(...)`: the grader's part-1 kernel removes the
+    doctor from the toolkit itself before any answer runs (here: a process like that kernel)."""
+    import subprocess
+    import sys
+
+    oracle = (
+        "import helpers as toolkit\nmodel, optimizer = broken_setup(seed, device)\n"
+        "d = toolkit.diagnose(lambda: broken_step(model, optimizer, inputs, targets), model, optimizer)\n"
+        "stage, evidence = d.stage, d"
+    )
+    code = (
+        "from autograd_course.challenge.hidden import remove_doctor, run_hidden\nremove_doctor()\n"
+        f"run_hidden('D', None, 1, {oracle!r}, {str(tmp_path)!r})"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300, capture_output=True)
+    verdict, _, problem, _ = judge_part(tmp_path, "D", 1, answer_source(oracle, 1), None)
+    assert verdict.status == "failed" and "no doctor" in problem
+
+
+def test_records_that_claim_another_variant_or_seed_are_judged_on_the_graders_own(tmp_path):
+    """One cell that rewrites the hidden runs' records (the default variant, the seed it ran, its real
+    evidence): the grader reads the stage and evidence only, and judges them on the learner's runs."""
+    import json
+
+    from autograd_course.challenge import variant_for
+    from autograd_course.challenge.hidden import hidden_path
+
+    honest = _answer(None, "A", 1)
+    run_hidden("A", None, 1, honest, str(tmp_path))  # the default variant's real evidence...
+    assert variant_for("zed", "A") != variant_for(None, "A")
+    for k in range(2):  # ...claimed as zed's records, with the default variant and seed written in
+        path = hidden_path(tmp_path, "A", 1, k)
+        record = json.loads(path.read_text()) | {"variant": variant_for(None, "A").to_json()}
+        path.write_text(json.dumps(record))
+    assert judge_part(tmp_path, "A", 1, answer_source(honest, 1), None).verdict.status == "passed"
+    verdict, _, problem, _ = judge_part(tmp_path, "A", 1, answer_source(honest, 1), "zed")
+    assert not problem and verdict.status == "failed", verdict.message

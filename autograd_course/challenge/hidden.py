@@ -48,7 +48,7 @@ from autograd_course.challenge.verdict import NotAttempted
 from autograd_course.execution.refusals import refused
 from autograd_course.fixing.fixrun import PRINTED_LIMIT
 
-__all__ = ["HIDDEN_RUNS", "bug_shows", "hidden_path", "hidden_runs", "run_hidden"]
+__all__ = ["HIDDEN_RUNS", "bug_shows", "hidden_path", "hidden_runs", "remove_doctor", "run_hidden"]
 
 HIDDEN_RUNS = 2  # hidden runs per part: each must pass
 SEED_TRIES = 20  # seeds tried per hidden run for one where the bug shows
@@ -131,6 +131,13 @@ def _warm_up() -> None:
         model, optimizer = code["broken_setup"](0, "cpu")
         code["broken_step"](model, optimizer, *helpers.make_tiny_problem(0, device="cpu"))
         summarize(helpers.gradient_report(model))
+
+
+def remove_doctor() -> None:
+    """Take the doctor out of the toolkit itself (`import helpers` reaches it): in the grader's part-1
+    kernel only, before any answer runs, so the snapshot of the toolkit is taken without it."""
+    for module in (helpers, helpers.doctor, helpers.doctor.diagnosis):
+        module.diagnose = _no_doctor
 
 
 def _no_doctor(*_args: Any, **_kwargs: Any) -> None:

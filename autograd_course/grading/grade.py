@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -161,7 +162,8 @@ def judge_notebook(
     if part == 2:
         cells = fix_cells(sources, learner, export_dir)
     else:
-        cells = [nbformat.v4.new_code_cell("from autograd_course.challenge.hidden import run_hidden")]
+        setup = "from autograd_course.challenge.hidden import remove_doctor, run_hidden\nremove_doctor()"
+        cells = [nbformat.v4.new_code_cell(setup)]
         for (ex_id, p), answer in sorted(sources.items()):
             if p == 1 and answer.source and not answer.flags:
                 call = f"run_hidden({ex_id!r}, {learner!r}, 1, {answer.source!r}, {str(export_dir)!r})"
@@ -404,9 +406,29 @@ def grade_learner(
     return records
 
 
+_SOLUTION_CALL = re.compile(r"\.part([12])\.solution\s*\(")
+
+
+def _solutions_in_sources(nb) -> set[tuple[str, int, str, int]]:
+    """Solution views a notebook's code cells call, read from their source: a learner who called
+    solution() and then cleared the outputs leaves the call behind."""
+    exercises = {ex for ex, _ in parts_of(nb)}
+    if len(exercises) != 1:
+        return set()
+    (ex_id,) = exercises
+    return {
+        (ex_id, int(part), "solution", 1)
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for line in cell.source.splitlines()
+        for part in _SOLUTION_CALL.findall(line.split("#", 1)[0])  # a comment calls nothing
+    }
+
+
 def usage_of(nb) -> set[tuple[str, int, str, int]]:
-    """(exercise, part, kind, level) of every hint()/solution() use recorded in the notebook's outputs."""
-    found = set()
+    """(exercise, part, kind, level) of every hint()/solution() use recorded in the notebook's outputs,
+    and of every solution() call its sources still hold."""
+    found = _solutions_in_sources(nb)
     for data in usage_records(nb):
         level = data.get("level") if isinstance(data.get("level"), int) else 1
         part = data.get("part")
