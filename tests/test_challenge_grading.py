@@ -89,6 +89,7 @@ def test_a_part_that_never_ends_times_out_alone(graded_bad):
     """Part 1's answer sleeps: part 1 is the timeout, part 2 (untouched) is judged on its own."""
     got = _by(graded_bad, "slow.ipynb")
     assert got[1]["status"] == "timeout" and got[2]["status"] == "not_attempted"
+    assert {c["status"] for c in got[1]["trail"]["checks"]} == {"not_run"}  # never "failed"
 
 
 def test_a_killed_kernel_is_that_parts_error_and_the_batch_goes_on(graded_bad):

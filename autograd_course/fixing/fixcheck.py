@@ -43,8 +43,7 @@ CHECKS = ("true_loss", "no_carryover", "params_move", "loss_falls")  # part 2's 
 CHECK_MEANINGS = {
     "true_loss": "each step returns the model's real loss on the batch, with the weights of that step",
     "no_carryover": "each step's gradients are that step's loss gradients: present, finite, not carried over",
-    "params_move": "every parameter changes, each step the code's own optimizer update from that "
-    "step's gradient, no larger than the code intends",
+    "params_move": "every parameter changes, with steps no larger than the code intends",
     "loss_falls": f"the loss falls to at most {LOSS_DROP:.0%} of where it started in {FIX_STEPS} steps",
 }
 

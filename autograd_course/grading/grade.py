@@ -40,6 +40,7 @@ from autograd_course.checks.usage import attempts_per_part, usage_records
 from autograd_course.execution.kernel import Execution, KernelSpec, execute_cells
 from autograd_course.execution.refusals import refused as _refused
 from autograd_course.execution.sandbox import Sandbox, course_import_path
+from autograd_course.fixing.fixcheck import CHECKS
 from autograd_course.grading.copies import answer_digest, flag_copies
 from autograd_course.grading.fixcells import fix_cells
 from autograd_course.grading.judging import judge_part
@@ -253,9 +254,10 @@ def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> 
     if execution is None:
         execution = Execution("passed")
     if execution.status in ("timeout", "error"):
-        return [Record(name, ex, part, execution.status, execution.message) for ex, part in pairs]
+        why = execution.message
+        return [Record(name, ex, p, execution.status, why, trail=_stopped(p, why)) for ex, p in pairs]
     if refused := _refusal(execution, nb):
-        return [Record(name, ex, part, "error", refused) for ex, part in pairs]
+        return [Record(name, ex, p, "error", refused, trail=_stopped(p, refused)) for ex, p in pairs]
     with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
         records = [
             judge_hidden(name, export_dir, ex, part, sources.get((ex, part)), sub.learner)
@@ -267,6 +269,13 @@ def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> 
             if r.status == "error" and "stopped early" in r.message:
                 r.message += f" ({err.name}: {err.message[:200]})"
     return records
+
+
+def _stopped(part: int, why: str) -> dict:
+    """The trail of a part whose run stopped before it returned anything: no check ran."""
+    names = CHECKS if part == 2 else ("evidence",)
+    checks = [{"name": n, "status": "not_run", "measured": why, "expected": ""} for n in names]
+    return {"ran": [f"part {part}'s hidden runs (stopped)"], "printed": "", "returned": why, "checks": checks}
 
 
 class _Prepared(NamedTuple):
