@@ -244,3 +244,19 @@ def test_the_graded_notebooks_check_predicts_the_grade(tmp_path, source, passes)
         assert verdict.message.startswith("on your own code:") and "raised" not in verdict.message[:17]
     graded, _, problem, _ = _judge(tmp_path, "A", source, learner="ada")
     assert not problem and (graded.status == "passed") is passes, graded.message
+
+
+@pytest.mark.parametrize("style", sorted(HONEST))
+def test_the_practice_check_agrees_with_the_grade(tmp_path, style):
+    """The practice notebook's check judges the same behaviour, on the notebook's own seed."""
+    from learner import notebook, run_cell
+
+    from autograd_course.challenge import variant_for
+    from autograd_course.challenge.answer_source import plain_python
+
+    ex_id, source = HONEST[style]
+    ns, ex = notebook(ex_id, variant_for(None, ex_id))
+    run_cell(ns, plain_python(source))  # the notebook runs the magic; its code is what matters here
+    practice = ex.part2.verdict()
+    graded, _, problem, _ = _judge(tmp_path, ex_id, source)
+    assert not problem and practice.status == graded.status == "passed", practice.message
