@@ -266,3 +266,33 @@ def test_records_that_claim_another_variant_or_seed_are_judged_on_the_graders_ow
     assert judge_part(tmp_path, "A", 1, answer_source(honest, 1), None).verdict.status == "passed"
     verdict, _, problem, _ = judge_part(tmp_path, "A", 1, answer_source(honest, 1), "zed")
     assert not problem and verdict.status == "failed", verdict.message
+
+
+_NORMS = (
+    "def norms(n):\n    model, optimizer = broken_setup(seed, device)\n    out = []\n"
+    "    for _ in range(n):\n        broken_step(model, optimizer, inputs, targets)\n"
+    "        out.append(grad_norm(model))\n    return out\n"
+)
+
+
+@pytest.mark.parametrize(
+    "proof",
+    [
+        "%%time\n" + _NORMS + "evidence = norms(3)\nstage = Stage.GRADS_ACCUMULATING",
+        _NORMS + "def prove():\n    global evidence, stage\n    evidence = norms(3)\n"
+        "    stage = Stage.GRADS_ACCUMULATING\nprove()",
+        _NORMS + "globals()['evidence'] = norms(3)\nstage = Stage.GRADS_ACCUMULATING",
+        "try:\n"
+        + "".join("    " + line + "\n" for line in _NORMS.splitlines())
+        + "    evidence = norms(3)\nexcept Exception as exc:\n    print(exc)\n"
+        + "stage = Stage.GRADS_ACCUMULATING",
+        "%time x = 1\n"
+        + _NORMS
+        + "evidence = norms(3)  # a helper, a magic line\nstage = Stage.GRADS_ACCUMULATING",
+    ],
+    ids=["cell magic", "global", "globals()", "try/except", "line magic"],
+)
+def test_honest_proof_styles_pass_unflagged(tmp_path, proof):
+    verdict, flags = _judge(tmp_path, "D", None, 1, proof)
+    assert verdict.status == "passed", verdict.message
+    assert flags == []
