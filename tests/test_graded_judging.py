@@ -296,3 +296,20 @@ def test_honest_proof_styles_pass_unflagged(tmp_path, proof):
     verdict, flags = _judge(tmp_path, "D", None, 1, proof)
     assert verdict.status == "passed", verdict.message
     assert flags == []
+
+
+@pytest.mark.parametrize(
+    ("attack", "reach"),
+    [
+        (
+            "proof = torch.sys.modules['autograd_course.challenge.catalogue'].BUGS['D']._proof\n",
+            "reaches torch.sys",
+        ),
+        ("run = __builtins__['exec']\n", "reaches __builtins__"),
+        ("run = grad_norm.__globals__['torch']\n", "reaches grad_norm.__globals__"),
+    ],
+    ids=["torch.sys.modules", "__builtins__['exec']", "__globals__"],
+)
+def test_a_part1_answer_reaching_the_interpreters_tables_is_refused_and_flagged(tmp_path, attack, reach):
+    verdict, flags = _judge(tmp_path, "D", None, 1, attack + _answer(None, "D", 1))
+    assert verdict.status == "failed" and any(reach in f for f in flags), flags

@@ -26,6 +26,8 @@ FIXED_NAMES = ("fixed_setup", "fixed_compute_loss", "fixed_step")
 _MODULE_ROOTS = {"torch", "F", "nn", "helpers", "autograd_course", "np", "numpy", "sys", "builtins", "os"}
 _CALLS = {"exec", "eval", "compile", "setattr", "delattr", "__import__"}
 _IMPORTS = {"importlib", "builtins", "sys", "ctypes", "gc", "inspect", "autograd_course"}
+# Ways around the names an answer is given: the interpreter's own tables, reached by attribute or name.
+_BACKDOORS = {"sys", "__globals__", "__builtins__", "__subclasses__", "__code__", "__loader__", "__spec__"}
 
 
 @dataclass
@@ -146,6 +148,10 @@ def screen(source: str) -> list[str]:
         for target in targets:
             if isinstance(target, ast.Attribute | ast.Subscript) and _root(target) in _MODULE_ROOTS:
                 flags.append(f"line {node.lineno}: assigns into {ast.unparse(target)}")
+        if isinstance(node, ast.Attribute) and node.attr in _BACKDOORS:
+            flags.append(f"line {node.lineno}: reaches {ast.unparse(node)}")
+        if isinstance(node, ast.Name) and node.id in _BACKDOORS:
+            flags.append(f"line {node.lineno}: reaches {node.id}")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CALLS:
             flags.append(f"line {node.lineno}: calls {node.func.id}()")
         if isinstance(node, ast.Import | ast.ImportFrom):
