@@ -4,9 +4,11 @@ A graded release (`autograd-course release --graded`) ships no catalogue, no ref
 repair and no draw: each learner's broken code and hints are rendered by the instructor's install into
 `graded-variants.json` beside the notebooks, keyed by a salted hash of the learner id. This module
 reads that file and nothing of the challenge package, so it works in a learner install that has no
-answers. Its checks look at the form of an answer only (a Stage, evidence set, fixed functions
-defined with the right arguments) and never say whether it is right: `autograd-course grade` runs the
-answer cells on inputs the learner never saw and gives the verdict.
+answers. Part 1's check looks at the form of an answer only (a Stage, evidence set) and never says
+whether it is right. Part 2's check runs the behaviour checks the grader runs (autograd_course.fixing:
+true_loss, no_carryover, params_move, loss_falls) on the learner's own code and seed and names every
+one that fails; `autograd-course grade` runs them again on seeds the learner never saw, also
+replaying each update with the code's optimizer, and gives the verdict.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import torch
 
 from autograd_course.checks import Note, ProblemView, recorded
 from autograd_course.checks.verdict import Outcome, Verdict
+from autograd_course.fixing.fixcheck import CHECKS, judge_trace
+from autograd_course.fixing.fixrun import train
 from autograd_course.learner import read_learner
 from helpers import Diagnosis, Stage, TinyNet
 
@@ -37,6 +41,14 @@ _GRADED = (
     "the form is right. This is a graded notebook: `autograd-course grade` runs this answer cell on its "
     "own, on broken code and seeds you have not seen, and gives the verdict. Make sure the cell runs by "
     "itself after the imports cell."
+)
+
+
+_BEHAVES = (
+    f"on your own code, the fixed training passes {', '.join(CHECKS)}. This is a graded notebook: "
+    "`autograd-course grade` runs the same checks on seeds you have not seen, replays each update with "
+    "your code's optimizer and its settings, and gives the verdict. Make sure the cell runs by itself "
+    "after the imports cell."
 )
 
 
@@ -79,8 +91,12 @@ class GradedPart(ProblemView):
 
     def verdict(self) -> Verdict:
         """The form of the answer: not attempted, incorrect form, or 'graded by grade' (never right/wrong)."""
-        problem = _part1_form if self.number == 1 else _part2_form
-        outcome, message = problem(self.owner.namespace)
+        if self.number == 1:
+            outcome, message = _part1_form(self.owner.namespace)
+        else:
+            outcome, message = _part2_form(self.owner.namespace)
+            if outcome is Outcome.CORRECT:
+                outcome, message = _part2_behaviour(self.owner.namespace, self.owner.entry["code"])
         return Verdict(self.exercise_id, self.number, outcome, message)
 
     def hints(self) -> tuple[str, ...]:
@@ -127,6 +143,19 @@ def _part2_form(ns: dict[str, Any]) -> tuple[Outcome, str]:
                 f"`{name}` takes ({', '.join(_SIGNATURES[name])}), got ({', '.join(params)})",
             )
     return Outcome.CORRECT, _GRADED
+
+
+def _part2_behaviour(ns: dict[str, Any], code: str) -> tuple[Outcome, str]:
+    """The grader's behaviour checks on the learner's own code and seed (no reference needed)."""
+    seed = ns.get("seed", 0) if isinstance(ns.get("seed"), int) else 0
+    answers = {n: ns[n] for n in _SIGNATURES if n in ns}
+    judged = judge_trace(seed, train(code, "<broken code>", answers, seed))
+    failing = [f"{n} {judged.status[n]}" for n in CHECKS if judged.status[n] != "passed"]
+    if all(judged.status[n] == "not_run" for n in CHECKS):
+        return Outcome.INCORRECT, f"on your own code: {judged.message} (no check could run)"
+    if failing:
+        return Outcome.INCORRECT, f"on your own code: {', '.join(failing)}: {judged.message}"
+    return Outcome.CORRECT, _BEHAVES
 
 
 class GradedChallenge:

@@ -10,8 +10,8 @@ from learner import notebook, run_cell
 from autograd_course.challenge import EXERCISES, PARTS, NotAttempted, Outcome, Variant, part2_verdict
 from autograd_course.challenge.catalogue import BUGS
 from autograd_course.challenge.exercise import Challenge, fix_trace
-from autograd_course.challenge.fixcheck import CHECKS, FIX_STEPS, judge_fix
 from autograd_course.challenge.parts import function_source
+from autograd_course.fixing.fixcheck import CHECKS, FIX_STEPS, judge_fix
 from helpers import Stage, TinyNet
 
 
@@ -79,7 +79,7 @@ def test_part2_lists_only_the_checks_the_broken_code_fails_until_it_is_correct(e
     run_cell(ns, source)  # the broken function, unchanged
     unchanged = ex.part2.verdict()
     assert unchanged.checks == tuple((n, False) for n in repairable)
-    html = unchanged._repr_html_()
+    html = unchanged._checks_html()
     assert all(name in html for name in repairable)
     assert not any(name in html for name in set(CHECKS) - set(repairable)), "no unrelated check shown"
     run_cell(ns, PARTS[2]._solution(ex.variant))

@@ -10,9 +10,9 @@ import pytest
 from learner import notebook, run_cell
 
 from autograd_course.challenge import BUGS, EXERCISES, PARTS, Outcome, Variant
-from autograd_course.challenge.catalogue import fixed_code
+from autograd_course.challenge.catalogue import fixed_code, render
 from autograd_course.challenge.draw import variant_for
-from autograd_course.challenge.fixcheck import CHECKS
+from autograd_course.fixing.fixcheck import CHECKS
 
 LEARNERS = [None, "ada", "grace"]
 SETUP = "model, optimizer = broken_setup(seed, device)\n"
@@ -67,11 +67,14 @@ def test_the_doctor_may_confirm_a_manual_proof():
 
 @pytest.mark.parametrize("learner", LEARNERS)
 @pytest.mark.parametrize("ex_id", list(EXERCISES))
-def test_a_textbook_loop_is_not_the_learners_code_repaired(ex_id, learner):
+def test_a_textbook_loop_passes_only_where_it_trains_as_the_code_intends(ex_id, learner):
+    """Judged by behaviour: a textbook loop is a fix where it trains exactly as the learner's code
+    means to (Adam, lr 0.03), and fails, naming the update, where the code's optimizer has other settings."""
     verdict, _ = _part(ex_id, 2, TEXTBOOK, learner)
-    assert verdict.outcome is Outcome.INCORRECT
-    assert "repaired: it lacks `" in verdict.message and "change only the broken line" in verdict.message
-    assert not any(ok for _, ok in verdict.checks), "no points for a pasted loop"
+    if "betas=(0.9, 0.99)" in render(variant_for(learner, ex_id)):
+        assert verdict.outcome is Outcome.INCORRECT and "update" in verdict.message, verdict.message
+    else:
+        assert verdict.outcome is Outcome.CORRECT, verdict.message
 
 
 @pytest.mark.parametrize("learner", LEARNERS)
@@ -86,8 +89,8 @@ def test_the_unchanged_broken_function_earns_nothing(ex_id, learner):
     end = source.find("\n\n\n", start)
     run_cell(ns, source[start : end if end > 0 else None].replace(f"def {where}(", f"def {answer}(", 1))
     verdict = ex.part2.verdict()
-    assert verdict.outcome is Outcome.INCORRECT and f"is {where} unchanged" in verdict.message
-    assert verdict.checks and not any(ok for _, ok in verdict.checks)
+    assert verdict.outcome is Outcome.INCORRECT
+    assert not any(ok for _, ok in verdict.checks), "it repairs nothing the broken code fails"
 
 
 @pytest.mark.parametrize(
@@ -226,12 +229,17 @@ def test_honest_reference_answers_pass_for_any_learner(learner):
 @pytest.mark.parametrize(
     ("ex_id", "learner"), [("A", "ada"), ("B", "ada"), ("C", "grace"), ("D", "ada"), ("E", "ada")]
 )
-def test_the_committed_default_fix_pasted_into_another_learners_notebook_fails(ex_id, learner):
+def test_the_committed_default_fix_pasted_into_another_learners_notebook_is_judged_by_what_it_does(
+    ex_id, learner
+):
+    """It passes where it trains their code as their code means to; the grader lists the copy for the
+    instructor (test_graded_copies)."""
     default = PARTS[2]._solution(variant_for(None, ex_id))
     theirs = variant_for(learner, ex_id)
     assert PARTS[2]._solution(theirs) != default  # their code has another shape or other settings
     verdict, _ = _part(ex_id, 2, default, variant=theirs)
-    assert verdict.outcome is Outcome.INCORRECT and "repaired: it lacks" in verdict.message
+    other_settings = "betas=(0.9, 0.99)" in render(theirs) and BUGS[theirs.bug].where == "broken_setup"
+    assert verdict.outcome is (Outcome.INCORRECT if other_settings else Outcome.CORRECT), verdict.message
 
 
 def test_the_repaired_line_keeps_its_settings_but_may_be_written_another_way():
@@ -279,7 +287,7 @@ def _warmup(factor: str) -> str:
         (_warmup("step // 10"), Outcome.INCORRECT),  # integer division kept: 0, then 0.03, 0.06, ...
         (_warmup("step // 100"), Outcome.INCORRECT),  # unchanged
         (_warmup("0.0"), Outcome.INCORRECT),  # still no step moves anything
-        (_WARMUP_SETUP.format(warmup=""), Outcome.INCORRECT),  # the warm-up deleted, not repaired
+        (_WARMUP_SETUP.format(warmup=""), Outcome.CORRECT),  # the warm-up deleted: trains as "1.0" does
         (_warmup("step // 100").replace("lr=0.03", "lr=0.3"), Outcome.INCORRECT),  # another setting changed
     ],
 )

@@ -15,8 +15,8 @@ from autograd_course.challenge import Variant
 from autograd_course.challenge.catalogue import BUGS, EXERCISES, build_broken
 from autograd_course.challenge.contract import judge_evidence
 from autograd_course.challenge.evidence import summarize
-from autograd_course.challenge.fixcheck import CHECKS
 from autograd_course.challenge.reference import REFERENCE_STEPS
+from autograd_course.fixing.fixcheck import CHECKS
 from autograd_course.grading.grade import Record
 from autograd_course.grading.scoring import check_points, exercise_max, part_max, score
 from helpers import grad_norm, make_tiny_problem
@@ -76,7 +76,7 @@ def test_grading_md_states_the_evidence_limit_and_an_honest_series_that_long_is_
 def test_grading_md_states_the_raising_cell_rule_and_the_lms_layouts():
     text = " ".join(GRADING.split())
     assert "an answer cell is judged on the names it set before the error" in text
-    assert "raises before setting the answer names is `not_attempted` for that part" in text
+    assert "a cell that raises before setting the answer names is an `error` for that part" in text
     students = _section("Students")
     assert "`<name>[_LATE]_<Canvas user id>_<submission id>_<file>`" in students
     assert "`<Full name>_<participant id>_assignsubmission_<plugin>_`) is refused (exit 2)" in students

@@ -83,7 +83,7 @@ def _graded_by_metadata(root: Path) -> None:
     i = _cell(dave, 2, "answer")
     dave.cells[i].source = (
         "import autograd_course.challenge.exercise as _ex\n"
-        "import autograd_course.challenge.fixcheck as _fc\n"
+        "import autograd_course.fixing.fixcheck as _fc\n"
         "torch.allclose = lambda *a, **k: True\n"
         "torch.equal = lambda *a, **k: True\n"
         "_fc.judge_fix = _ex.judge_fix = lambda *a, **k: (True, 'looks fine to me')\n"
@@ -127,9 +127,10 @@ def _class(root: Path, outside: Path) -> Path:
         zf.writestr("work/B_frozen_layer.ipynb", nbformat.writes(solved_for("bob", "B")))
     (subs / "bob.zip").write_bytes(buf.getvalue())
     broken = _nb(EXE, "A")
-    broken.cells[3].source = "x = (\n"
+    broken.cells[3].source = "x = (\n"  # a scratch cell that does not parse: never graded
     broken.cells[3].cell_type = "code"
     broken.cells[3].outputs, broken.cells[3].execution_count = [], None
+    broken.cells[_cell(broken, 1, "answer")].source = "stage = (\n"  # part 1's answer does not parse
     nbformat.write(broken, subs / "carl.ipynb")
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
@@ -188,11 +189,15 @@ def test_solutions_in_a_folder_and_a_zip_earn_full_points(graded):
         assert got[1]["checks"] == [[c, True] for c in checks]
 
 
-def test_the_committed_solution_in_another_learners_notebook_earns_no_fix_points(graded):
-    assert variant_for("mallory", "A") != variant_for(None, "A")  # else the paste would be a real fix
+def test_the_committed_solution_in_another_learners_notebook_is_listed_for_the_instructor(graded):
+    """The default fix removes the detach, which is mallory's fix too: behaviour passes it, and the
+    copy of the public answer is listed under "Flagged for the instructor"."""
+    assert variant_for("mallory", "A") != variant_for(None, "A")
     got = _by(graded["records"], "mallory.ipynb")
-    assert got[2]["status"] == "failed" and got[2]["points"] == 0, got[2]
-    assert "is not this notebook's compute_loss repaired" in got[2]["message"]
+    assert got[2]["status"] == "passed", got[2]
+    copied = "the same answer as the repository's default solution (another variant)"
+    assert copied in got[1]["flags"] and copied in got[2]["flags"]
+    assert copied in (graded["out"] / "summary.md").read_text()
 
 
 def test_attempts_per_part_are_counted_and_many_are_flagged(graded):
@@ -209,8 +214,11 @@ def test_attempts_per_part_are_counted_and_many_are_flagged(graded):
 
 
 def test_broken_notebooks_are_errors_naming_file_cell_and_line(graded):
-    (carl,) = _of(graded, "carl")
-    assert carl["status"] == "error" and "syntax error in cell 4, line 1" in carl["message"]
+    carl = {r["part"]: r for r in _of(graded, "carl")}
+    answer = _cell(_nb(EXE, "A"), 1, "answer") + 1
+    assert carl[1]["status"] == "error"
+    assert f"syntax error in the answer cell (cell {answer}, line 1)" in carl[1]["message"]
+    assert carl[2]["status"] == "not_attempted", "the scratch cell and part 1's cell cost part 2 nothing"
     (erin,) = _of(graded, "erin")
     assert erin["status"] == "error" and "empty file" in erin["message"]
     (dina,) = _of(graded, "dina")
@@ -281,6 +289,11 @@ def test_solution_passes_both_parts_in_a_nested_folder(graded):
     got = _by(graded["records"], "alice/week1/anything.ipynb")
     assert {p: r["status"] for p, r in got.items()} == {1: "passed", 2: "passed"}
     assert all(r["exercise"] == "A" for r in got.values())
+    # the record shows what was judged: the hidden runs, what they printed and returned, each check
+    for part, trail in ((p, r["trail"]) for p, r in got.items()):
+        assert len(trail["ran"]) == 2 and trail["returned"], (part, trail)
+        assert trail["checks"] and {c["status"] for c in trail["checks"]} == {"passed"}, (part, trail)
+    assert "grad_fn" in got[1]["trail"]["printed"]  # the proof prints its debug_tensor report
 
 
 def test_reordered_duplicated_and_deleted_cells_are_found_by_metadata(graded):
@@ -292,9 +305,10 @@ def test_reordered_duplicated_and_deleted_cells_are_found_by_metadata(graded):
 def test_monkeypatching_in_the_notebook_does_not_turn_a_failure_into_a_pass(graded):
     got = _by(graded["records"], "dave.ipynb")
     assert got[1]["status"] == "passed"
-    # the answer imports the course's checks to patch them: flagged, 0 points, never run
-    assert got[2]["status"] == "failed" and "reaches into the grader's tools" in got[2]["message"]
-    assert any("imports autograd_course.challenge.fixcheck" in f for f in got[2]["flags"])
+    # the answer imports the course's checks to patch them: part 2's kernel has no course to import
+    assert got[2]["status"] == "error" and got[2]["points"] == 0
+    assert got[2]["message"].startswith("your answer cell raised ModuleNotFoundError on line 1")
+    assert any("imports autograd_course.fixing.fixcheck" in f for f in got[2]["flags"])
     executed = nbformat.read(graded["out"] / "executed" / "dave.ipynb", as_version=4)
     # what the grader ran: its own cells around the answers' source, never the learner's notebook
     assert "run_hidden" in executed.cells[0].source and not any("check()" in c.source for c in executed.cells)
@@ -331,7 +345,9 @@ def test_results_json_csv_and_summary(graded):
     )
     assert len(csv_lines) == len(records) + 1
     summary = (out / "summary.md").read_text()
-    assert "| A | 1 | 3 | 0 | 0 | 0 | 0 | 0 | 100% |" in summary  # alice, mallory and quinn passed
+    assert (
+        "| A | 1 | 3 | 0 | 0 | 1 | 0 | 0 |" in summary
+    )  # alice, mallory, quinn passed; carl's does not parse
     assert "| C | 1 | 0 | 0 | 1 | 0 | 0 | 0 | 0% |" in summary  # carol's part 1 answer is gone
 
 
@@ -341,8 +357,8 @@ def test_feedback_never_contains_check_code(graded):
         assert "Traceback" not in r["message"]
 
 
-def test_an_answer_that_raises_before_its_answer_is_not_attempted_naming_the_line(graded):
+def test_an_answer_that_raises_before_its_answer_is_an_error_naming_the_line(graded):
     got = _by(graded["records"], "ray.ipynb")
-    assert got[1]["status"] == "not_attempted", got[1]
+    assert got[1]["status"] == "error", got[1]
     assert got[1]["message"].startswith("your answer cell raised RuntimeError on line 2: element 0")
     assert got[2]["status"] == "passed"  # part 2 is judged on its own

@@ -10,15 +10,22 @@ from solved import solved_for
 from autograd_course.challenge.answer_source import answer_source, prune, screen
 from autograd_course.challenge.hidden import run_hidden
 from autograd_course.challenge.notebooks import challenge_cells
+from autograd_course.grading.fixcells import run_here
 from autograd_course.grading.grade import answer_sources
 from autograd_course.grading.judging import judge_part
 
 
-def _judge(tmp_path, ex_id: str, learner: str | None, part: int, source: str):
+def _run(tmp_path, ex_id: str, learner: str | None, part: int, source: str):
     answer = answer_source(source, part)
-    if answer.source and not answer.flags:
+    if answer.source and part == 2:
+        run_here(ex_id, learner, answer.source, tmp_path)
+    elif answer.source and not answer.flags:
         run_hidden(ex_id, learner, part, answer.source, str(tmp_path))
-    verdict, flags, problem = judge_part(tmp_path, ex_id, part, answer, learner)
+    return judge_part(tmp_path, ex_id, part, answer, learner)
+
+
+def _judge(tmp_path, ex_id: str, learner: str | None, part: int, source: str):
+    verdict, flags, problem, _ = _run(tmp_path, ex_id, learner, part, source)
     assert not problem
     return verdict, flags
 
@@ -60,8 +67,8 @@ def test_the_doctor_is_not_there_in_the_hidden_run(tmp_path):
         "d = diagnose(lambda: broken_step(model, optimizer, inputs, targets), model, optimizer)\n"
         "stage, evidence = d.stage, d"
     )
-    verdict, _ = _judge(tmp_path, "D", None, 1, oracle)
-    assert verdict.status == "not_attempted" and "no doctor" in verdict.message
+    verdict, _, problem, _ = _run(tmp_path, "D", None, 1, oracle)
+    assert verdict.status == "failed" and "no doctor" in problem and "line 2" in problem
 
 
 def test_a_pile_of_every_report_proves_nothing(tmp_path):
@@ -77,30 +84,26 @@ def test_a_pile_of_every_report_proves_nothing(tmp_path):
     assert verdict.status == "failed", verdict.message
 
 
-def test_the_given_code_under_if_false_is_not_a_repair(tmp_path):
+def test_the_given_code_under_if_false_does_not_decide_a_textbook_fix(tmp_path):
+    """Part 2 is judged by what the training does: a textbook step is a correct fix for a missing
+    zero_grad, whatever dead code sits beside it."""
     given = _answer("carol", "D", 2).replace("def fixed_step", "def _unused")
     generic = (
         "def fixed_step(model, optimizer, inputs, targets):\n    optimizer.zero_grad()\n"
         "    loss = compute_loss(model, inputs, targets)\n    loss.backward()\n    optimizer.step()\n"
         "    return loss\n"
     )
-    dead = generic.replace("    return loss\n", "    return loss\n    if False:\n") + "\n".join(
-        "        " + line for line in given.splitlines()
-    )
+    dead = generic + "if False:\n" + "\n".join("    " + line for line in given.splitlines())
     verdict, _ = _judge(tmp_path, "D", "carol", 2, dead)
-    assert verdict.status == "failed" and "repaired" in verdict.message
+    assert verdict.status == "passed", verdict.message
 
 
-def test_an_answer_that_patches_torch_is_flagged(tmp_path):
-    patch = "torch.Tensor.detach = lambda self: self\n" + _answer(None, "A", 2)
-    # part 2 keeps only definitions: the patch is dropped, and the unrepaired code fails
+def test_a_part2_screen_hit_is_a_warning_the_behaviour_decides(tmp_path):
+    patch = "torch.Tensor.detach = torch.Tensor.detach\n" + _answer(None, "A", 2)
     answer = answer_source(patch, 2)
-    assert "torch.Tensor.detach" not in answer.source
-    inside = _answer(None, "A", 2).replace(
-        "    outputs", "    torch.Tensor.detach = lambda self: self\n    outputs", 1
-    )
-    verdict, flags = _judge(tmp_path, "A", None, 2, inside)
-    assert verdict.status == "failed" and any("torch.Tensor.detach" in f for f in flags)
+    assert "torch.Tensor.detach" in answer.source and answer.flags
+    verdict, flags = _judge(tmp_path, "A", None, 2, patch)
+    assert verdict.status == "passed" and any(f.startswith("warning: line 1") for f in flags)
 
 
 def test_a_cell_that_raises_after_its_answer_is_judged_on_what_it_set(tmp_path):
@@ -108,8 +111,8 @@ def test_a_cell_that_raises_after_its_answer_is_judged_on_what_it_set(tmp_path):
     verdict, _ = _judge(tmp_path, "A", None, 1, source)
     assert verdict.status == "passed"
     early = "raise ValueError('too soon')\n" + _answer(None, "A", 1)
-    verdict, _ = _judge(tmp_path, "A", None, 1, early)
-    assert verdict.status == "not_attempted" and "ValueError" in verdict.message
+    _, _, problem, _ = _run(tmp_path, "A", None, 1, early)
+    assert problem == "your answer cell raised ValueError on line 1: too soon"
 
 
 def test_only_answer_cells_are_read():
@@ -166,7 +169,7 @@ def test_what_an_answer_reaches_for_is_reported_even_when_it_catches_the_refusal
     sneaky = "try:\n    open('/root/.ssh/id_rsa').read()\nexcept OSError:\n    pass\n" + _answer(None, "A", 1)
     answer = answer_source(sneaky, 1)
     run_hidden("A", None, 1, answer.source, str(tmp_path))
-    _, flags, problem = judge_part(tmp_path, "A", 1, answer, None)
+    _, flags, problem, _ = judge_part(tmp_path, "A", 1, answer, None)
     assert "opened /root/.ssh/id_rsa" in problem and flags and "refused" in problem
 
 
@@ -208,3 +211,106 @@ def test_a_repair_written_by_hand_on_a_learners_own_code_passes(tmp_path):
     verdict, flags = _judge(tmp_path, "D", "noor", 2, fixed)
     assert verdict.status == "passed", verdict.message
     assert flags == []
+
+
+@pytest.mark.parametrize(("learner", "ex_id"), [("s14", "M1"), ("s17", "M1"), ("s38", "M2")])
+def test_a_right_proof_passes_where_the_first_seed_drawn_would_hide_the_bug(tmp_path, learner, ex_id):
+    """Bug J's loss stays finite on some seeds: those are never hidden runs (each learner here had one)."""
+    from autograd_course.challenge import variant_for
+    from autograd_course.challenge.hidden import bug_shows, hidden_runs
+    from autograd_course.challenge.variants import digest
+
+    assert variant_for(learner, ex_id).bug == "J"
+    first = [1 + digest(learner, ex_id, "1", "hidden seed", str(k), "0") % 9_999 for k in range(2)]
+    runs = hidden_runs(learner, ex_id, 1)
+    assert any(not bug_shows(v, s) for (v, _), s in zip(runs, first)), "a first draw hid the bug"
+    assert all(bug_shows(v, s) for v, s in runs)
+    verdict, _ = _judge(tmp_path, ex_id, learner, 1, _answer(learner, ex_id, 1))
+    assert verdict.status == "passed", verdict.message
+
+
+def test_the_toolkits_own_doctor_is_gone_from_the_graders_kernel(tmp_path):
+    """`import helpers as toolkit; toolkit.diagnose(...)`: the grader's part-1 kernel removes the
+    doctor from the toolkit itself before any answer runs (here: a process like that kernel)."""
+    import subprocess
+    import sys
+
+    oracle = (
+        "import helpers as toolkit\nmodel, optimizer = broken_setup(seed, device)\n"
+        "d = toolkit.diagnose(lambda: broken_step(model, optimizer, inputs, targets), model, optimizer)\n"
+        "stage, evidence = d.stage, d"
+    )
+    code = (
+        "from autograd_course.challenge.hidden import remove_doctor, run_hidden\nremove_doctor()\n"
+        f"run_hidden('D', None, 1, {oracle!r}, {str(tmp_path)!r})"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300, capture_output=True)
+    verdict, _, problem, _ = judge_part(tmp_path, "D", 1, answer_source(oracle, 1), None)
+    assert verdict.status == "failed" and "no doctor" in problem
+
+
+def test_records_that_claim_another_variant_or_seed_are_judged_on_the_graders_own(tmp_path):
+    """One cell that rewrites the hidden runs' records (the default variant, the seed it ran, its real
+    evidence): the grader reads the stage and evidence only, and judges them on the learner's runs."""
+    import json
+
+    from autograd_course.challenge import variant_for
+    from autograd_course.challenge.hidden import hidden_path
+
+    honest = _answer(None, "A", 1)
+    run_hidden("A", None, 1, honest, str(tmp_path))  # the default variant's real evidence...
+    assert variant_for("zed", "A") != variant_for(None, "A")
+    for k in range(2):  # ...claimed as zed's records, with the default variant and seed written in
+        path = hidden_path(tmp_path, "A", 1, k)
+        record = json.loads(path.read_text()) | {"variant": variant_for(None, "A").to_json()}
+        path.write_text(json.dumps(record))
+    assert judge_part(tmp_path, "A", 1, answer_source(honest, 1), None).verdict.status == "passed"
+    verdict, _, problem, _ = judge_part(tmp_path, "A", 1, answer_source(honest, 1), "zed")
+    assert not problem and verdict.status == "failed", verdict.message
+
+
+_NORMS = (
+    "def norms(n):\n    model, optimizer = broken_setup(seed, device)\n    out = []\n"
+    "    for _ in range(n):\n        broken_step(model, optimizer, inputs, targets)\n"
+    "        out.append(grad_norm(model))\n    return out\n"
+)
+
+
+@pytest.mark.parametrize(
+    "proof",
+    [
+        "%%time\n" + _NORMS + "evidence = norms(3)\nstage = Stage.GRADS_ACCUMULATING",
+        _NORMS + "def prove():\n    global evidence, stage\n    evidence = norms(3)\n"
+        "    stage = Stage.GRADS_ACCUMULATING\nprove()",
+        _NORMS + "globals()['evidence'] = norms(3)\nstage = Stage.GRADS_ACCUMULATING",
+        "try:\n"
+        + "".join("    " + line + "\n" for line in _NORMS.splitlines())
+        + "    evidence = norms(3)\nexcept Exception as exc:\n    print(exc)\n"
+        + "stage = Stage.GRADS_ACCUMULATING",
+        "%time x = 1\n"
+        + _NORMS
+        + "evidence = norms(3)  # a helper, a magic line\nstage = Stage.GRADS_ACCUMULATING",
+    ],
+    ids=["cell magic", "global", "globals()", "try/except", "line magic"],
+)
+def test_honest_proof_styles_pass_unflagged(tmp_path, proof):
+    verdict, flags = _judge(tmp_path, "D", None, 1, proof)
+    assert verdict.status == "passed", verdict.message
+    assert flags == []
+
+
+@pytest.mark.parametrize(
+    ("attack", "reach"),
+    [
+        (
+            "proof = torch.sys.modules['autograd_course.challenge.catalogue'].BUGS['D']._proof\n",
+            "reaches torch.sys",
+        ),
+        ("run = __builtins__['exec']\n", "reaches __builtins__"),
+        ("run = grad_norm.__globals__['torch']\n", "reaches grad_norm.__globals__"),
+    ],
+    ids=["torch.sys.modules", "__builtins__['exec']", "__globals__"],
+)
+def test_a_part1_answer_reaching_the_interpreters_tables_is_refused_and_flagged(tmp_path, attack, reach):
+    verdict, flags = _judge(tmp_path, "D", None, 1, attack + _answer(None, "D", 1))
+    assert verdict.status == "failed" and any(reach in f for f in flags), flags

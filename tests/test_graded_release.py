@@ -5,6 +5,7 @@ learner, and the graded notebook still runs there (its format check, no verdict)
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from importlib.metadata import requires
 from pathlib import Path
@@ -66,7 +67,11 @@ def test_the_learners_side_holds_no_reference_answer(release):
         assert leaked == [], f"{learner}: {leaked[:3]}"
     for module in ("autograd_course.challenge", "autograd_course.grading"):
         probe = subprocess.run(
-            [str(venv.python), "-c", f"import {module}"], capture_output=True, text=True, cwd=release
+            [str(venv.python), "-c", f"import {module}"],
+            capture_output=True,
+            text=True,
+            cwd=release,
+            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},  # the venv's own install only
         )
         assert probe.returncode != 0 and "No module named" in probe.stderr
 

@@ -1,28 +1,33 @@
-"""A learner's answers as source: read from the notebook's answer cells, pruned to what can run, screened.
+"""A learner's answers as source: read from the notebook's answer cells, made plain Python, screened.
 
 The grader never trusts what the learner's kernel computed. It reads the source of each part's
-answer cell (cells whose metadata says role "answer"), prunes it to the code that can run, and runs
-that in a process of its own on inputs the learner never saw (hidden.py). Pruning removes what a
-pasted reference could hide behind: `if False:` blocks, `while False:` loops, statements after a
-`return`, `raise`, `break` or `continue`; for part 2 also every top-level statement that is not an
-import or a definition the fixed functions use. Screening flags code that could change the grader's
-tools instead of the learner's own: assignments into modules (torch, F, helpers, ...), setattr,
-exec/eval/compile, imports of importlib, builtins, sys or ctypes.
+answer cell (cells whose metadata says role "answer") and runs that in a process of its own on
+inputs the learner never saw (hidden.py, fixrun.py). IPython syntax becomes plain Python first:
+cell and line magics that only time, profile or capture (`%%time`, `%timeit x`, `%%capture`) run
+their code; other magics and shell lines (`%matplotlib`, `!pip`) do nothing. Pruning removes code
+that can never run (`if False:` blocks, `while False:` loops, statements after a `return`, `raise`,
+`break` or `continue`). Screening names code that reaches for the grader's tools instead of the
+learner's own (assignments into modules, setattr, exec/eval/compile, imports of importlib, builtins,
+sys or ctypes): part 1's run refuses it, part 2 only reports it, because part 2's verdict is computed
+from a replay that trusts nothing the run returns.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 from IPython.core.inputtransformer2 import TransformerManager
 
-__all__ = ["AnswerSource", "answer_source", "prune", "screen"]
+__all__ = ["AnswerSource", "answer_source", "plain_python", "prune", "screen"]
 
 FIXED_NAMES = ("fixed_setup", "fixed_compute_loss", "fixed_step")
 _MODULE_ROOTS = {"torch", "F", "nn", "helpers", "autograd_course", "np", "numpy", "sys", "builtins", "os"}
-_CALLS = {"exec", "eval", "compile", "setattr", "delattr", "__import__", "globals", "vars"}
+_CALLS = {"exec", "eval", "compile", "setattr", "delattr", "__import__"}
 _IMPORTS = {"importlib", "builtins", "sys", "ctypes", "gc", "inspect", "autograd_course"}
+# Ways around the names an answer is given: the interpreter's own tables, reached by attribute or name.
+_BACKDOORS = {"sys", "__globals__", "__builtins__", "__subclasses__", "__code__", "__loader__", "__spec__"}
 
 
 @dataclass
@@ -33,6 +38,7 @@ class AnswerSource:
     source: str  # pruned, runnable Python ('' when the cell is missing or empty)
     dropped: list[str] = field(default_factory=list)  # what pruning removed, for the instructor
     flags: list[str] = field(default_factory=list)  # why the answer may tamper with the grader
+    error: str = ""  # why the cell cannot run at all (a syntax error, naming its cell and line)
 
     def __repr__(self) -> str:
         return f"AnswerSource(part {self.part}, {len(self.source.splitlines())} lines, flags={self.flags})"
@@ -89,42 +95,41 @@ class _Pruner(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-def _used_names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
-        n.value.id for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
-    }
-
-
-def _keep_definitions(tree: ast.Module, dropped: list[str]) -> None:
-    """Part 2: keep imports and the definitions the fixed functions reach; drop every other statement."""
-    defs = {
-        s.name: s for s in tree.body if isinstance(s, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef)
-    }
-    wanted, todo = set(), [n for n in FIXED_NAMES if n in defs]
-    while todo:
-        name = todo.pop()
-        if name in wanted:
-            continue
-        wanted.add(name)
-        todo += [n for n in _used_names(defs[name]) if n in defs and n not in wanted]
-    body = []
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Import | ast.ImportFrom) or getattr(stmt, "name", None) in wanted:
-            body.append(stmt)
-        else:
-            what = getattr(stmt, "name", None) or ast.unparse(stmt).splitlines()[0][:60]
-            dropped.append(f"line {stmt.lineno}: not part of the fix ({what})")
-    tree.body = body
-
-
 def prune(source: str, part: int) -> tuple[str, list[str]]:
-    """(the code of source that can run, what was dropped); part 2 keeps only the fix's definitions."""
+    """(the code of source that can run, what was dropped)."""
     tree = ast.parse(source)
     pruner = _Pruner()
     tree.body = pruner._block(tree.body)
-    if part == 2:
-        _keep_definitions(tree, pruner.dropped)
     return ast.unparse(ast.fix_missing_locations(tree)), pruner.dropped
+
+
+_RUNS_ITS_CODE = {"time", "timeit", "capture", "prun"}  # magics whose code is the answer's code
+_MAGIC = re.compile(r"^(\s*)%(\w+)(.*)$")
+
+
+def _line(line: str) -> str:
+    """One line of a cell as plain Python: a timing magic's statement, other magics and shell: pass."""
+    indent = line[: len(line) - len(line.lstrip())]
+    if line.lstrip().startswith("!"):
+        return f"{indent}pass"
+    match = _MAGIC.match(line)
+    if match is None:
+        return line
+    name, rest = match.group(2), match.group(3).strip()
+    if name in _RUNS_ITS_CODE and rest and not rest.startswith("-"):
+        return f"{indent}{rest}"
+    return f"{indent}pass"
+
+
+def plain_python(cell_source: str) -> str:
+    """The cell without IPython syntax: timing cell magics run their body, other cell magics nothing."""
+    lines = cell_source.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and lines[first].lstrip().startswith("%%"):
+        name = lines[first].lstrip()[2:].split()[0] if lines[first].strip() != "%%" else ""
+        body = lines[first + 1 :] if name in _RUNS_ITS_CODE else []
+        lines = [*([""] * (first + 1)), *body]  # keep line numbers as the learner sees them
+    return "\n".join(_line(line) for line in lines)
 
 
 def _root(node: ast.expr) -> str | None:
@@ -143,6 +148,10 @@ def screen(source: str) -> list[str]:
         for target in targets:
             if isinstance(target, ast.Attribute | ast.Subscript) and _root(target) in _MODULE_ROOTS:
                 flags.append(f"line {node.lineno}: assigns into {ast.unparse(target)}")
+        if isinstance(node, ast.Attribute) and node.attr in _BACKDOORS:
+            flags.append(f"line {node.lineno}: reaches {ast.unparse(node)}")
+        if isinstance(node, ast.Name) and node.id in _BACKDOORS:
+            flags.append(f"line {node.lineno}: reaches {node.id}")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CALLS:
             flags.append(f"line {node.lineno}: calls {node.func.id}()")
         if isinstance(node, ast.Import | ast.ImportFrom):
@@ -150,15 +159,18 @@ def screen(source: str) -> list[str]:
             for name in names:
                 if name.split(".")[0] in _IMPORTS:
                     flags.append(f"line {node.lineno}: imports {name}")
-        if isinstance(node, ast.Global | ast.Nonlocal):
-            flags.append(f"line {node.lineno}: rebinds {', '.join(node.names)} outside its function")
     return flags
 
 
-def answer_source(cell_source: str | None, part: int) -> AnswerSource:
-    """The answer of one part from its cell's source (IPython syntax allowed): pruned and screened."""
+def answer_source(cell_source: str | None, part: int, cell: int | None = None) -> AnswerSource:
+    """The answer of one part from its cell's source (IPython syntax allowed): pruned and screened.
+    cell: its 1-based number in the notebook, named by a syntax error."""
     if not cell_source or not cell_source.strip():
         return AnswerSource(part, "")
-    python = TransformerManager().transform_cell(cell_source)
-    pruned, dropped = prune(python, part)
+    try:
+        python = TransformerManager().transform_cell(plain_python(cell_source))
+        pruned, dropped = prune(python, part)
+    except SyntaxError as exc:
+        where = f"cell {cell}, line {exc.lineno}" if cell else f"line {exc.lineno}"
+        return AnswerSource(part, "", error=f"syntax error in the answer cell ({where}): {exc.msg}")
     return AnswerSource(part, pruned, dropped, screen(pruned))

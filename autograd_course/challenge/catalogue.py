@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import torch
 
 from autograd_course.challenge import compiled
-from autograd_course.challenge.fixcheck import LR
 from autograd_course.challenge.variants import Shape, Variant
 from autograd_course.challenge.viewing import viewed
 from autograd_course.exercises import EXERCISES, Exercise, exercise
+from autograd_course.fixing.fixcheck import LR
 from helpers import Stage, TinyNet
 
 __all__ = [

@@ -10,44 +10,49 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import torch
+
 from autograd_course.challenge.catalogue import FIXABLE, build_broken, exercise, render
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.evidence import stage_name, summarize
-from autograd_course.challenge.fixcheck import collect_fix_trace
 from autograd_course.challenge.parts import PARTS, answers_of, part1_verdict, part2_verdict
-from autograd_course.challenge.repair import source_of
 from autograd_course.challenge.variants import Variant
 from autograd_course.challenge.verdict import NotAttemptedError, Outcome, Verdict
 from autograd_course.challenge.viewing import watch
 from autograd_course.checks import Note, ProblemView, recorded, show
+from autograd_course.fixing.fixcheck import collect_fix_trace
 from autograd_course.learner import read_learner
 
 __all__ = ["Challenge", "Part", "challenge", "fix_trace"]
 
 
-def fix_trace(
-    variant: Variant, answers: dict[str, Any], seed: int, device: str, sources: dict[str, str] | None = None
-) -> dict:
-    """Run the broken code with the learner's fixed functions in place; exceptions become an error.
+def _train(variant: Variant, answers: dict[str, Any], seed: int, device: str) -> dict:
+    code = build_broken(variant, {FIXABLE[n]: f for n, f in answers.items()})
+    with torch.random.fork_rng(devices=[]):
+        return collect_fix_trace(code["broken_setup"], code["broken_step"], seed, device)
 
-    sources: each function's source when the caller has it (the grader's hidden runs read the answer
-    cell); otherwise it is read back from the function.
-    """
+
+def fix_trace(variant: Variant, answers: dict[str, Any], seed: int, device: str) -> dict:
+    """Run the broken code with the learner's fixed functions in place, then the given code alone
+    (`given`: a patch of torch, the model or the optimizer shows there); exceptions become an error."""
     if not answers:
         return {"not_attempted": True}
     wrong = [n for n, f in answers.items() if not callable(f)]
     if wrong:
         return {"error": f"{', '.join(wrong)} must be a function (def {wrong[0]}(...): ...)"}
-    code = build_broken(variant, {FIXABLE[n]: f for n, f in answers.items()})
-    sources = sources or {}
-    ran = {"ran": sorted(answers), "sources": {n: sources.get(n) or source_of(f) for n, f in answers.items()}}
+    ran = {"ran": sorted(answers)}
     try:
-        return collect_fix_trace(code["broken_setup"], code["broken_step"], seed, device) | ran
+        trace = _train(variant, answers, seed, device) | ran
     except NotAttemptedError:
         return {"not_attempted": True}
     except Exception as exc:  # the learner's code failed: report it as the observation
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return {"error": f"your fixed training raised {type(exc).__name__}: {first[:160]}"} | ran
+        trace = {"error": f"your fixed training raised {type(exc).__name__}: {first[:160]}"} | ran
+    try:
+        given = _train(variant, {}, seed, "cpu")
+    except Exception as exc:  # the broken code raises, as some bugs do
+        given = {"error": f"{type(exc).__name__}: {str(exc)[:160]}"}
+    return trace | {"given": given}
 
 
 class Part(ProblemView):
@@ -87,7 +92,7 @@ class Part(ProblemView):
             summary = summarize(answers["evidence"])
             return part1_verdict(ex.exercise.id, ex.variant, stage_name(answers["stage"]), summary, ex.seed)
         trace = fix_trace(ex.variant, answers, ex.seed, ex.device)
-        return part2_verdict(ex.exercise.id, ex.variant, trace, ex.seed)
+        return part2_verdict(ex.exercise.id, ex.variant, trace, ex.seed, trace.get("given"))
 
     def hints(self) -> tuple[str, ...]:
         """This part's hints for this notebook's variant."""

@@ -7,8 +7,8 @@ writes what it saw to files; the grader judges those files in its own process (g
 - Part 1: the answer cell is a proof script. It runs with the toolkit's names, the broken code of a
   hidden run (the learner's bug, in their own code shape and in another one) and a hidden seed; the
   `stage` and `evidence` it sets are summarized. The doctor is not there: `diagnose` refuses.
-- Part 2: the fixed functions (definitions only) replace the broken ones in the learner's own code,
-  trained on hidden seeds.
+- Part 2 does not run here: its answer runs in a kernel that cannot import the course at all
+  (fixrun.py, sent as source by grading/fixcells.py), and the grader replays what it returns.
 
 Errors from the broken code count as evidence only when raised by code compiled for this run, under
 a file name with a fresh random token (`evidence.origin`), so an answer cannot forge one. Before and
@@ -18,8 +18,9 @@ changed them is flagged and not judged.
 
 from __future__ import annotations
 
-import ast
+import contextlib
 import functools
+import io
 import json
 import os
 import secrets
@@ -38,30 +39,64 @@ import torch
 import torch.nn.functional as F
 
 import helpers
-from autograd_course.challenge.catalogue import FIXABLE, build_broken, exercise
+from autograd_course.challenge.catalogue import BUGS, build_broken, exercise
+from autograd_course.challenge.contract import judge_evidence
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.evidence import stage_name, summarize
-from autograd_course.challenge.exercise import fix_trace
 from autograd_course.challenge.variants import Variant, digest, shape_number
 from autograd_course.challenge.verdict import NotAttempted
 from autograd_course.execution.refusals import refused
+from autograd_course.fixing.fixrun import PRINTED_LIMIT
 
-__all__ = ["HIDDEN_RUNS", "hidden_path", "hidden_runs", "run_hidden"]
+__all__ = ["HIDDEN_RUNS", "bug_shows", "hidden_path", "hidden_runs", "remove_doctor", "run_hidden"]
 
 HIDDEN_RUNS = 2  # hidden runs per part: each must pass
-_WATCHED = (torch, torch.Tensor, torch.nn.Module, F, torch.autograd, torch.optim.Optimizer, helpers)
+SEED_TRIES = 20  # seeds tried per hidden run for one where the bug shows
+_WATCHED = (
+    torch,
+    torch.Tensor,
+    torch.nn.Module,
+    F,
+    torch.autograd,
+    torch.optim.Optimizer,
+    torch.optim.Adam,
+    torch.optim.AdamW,
+    torch.optim.SGD,
+    helpers,
+    helpers.TinyNet,
+)
+
+
+@functools.lru_cache(maxsize=256)
+def bug_shows(variant: Variant, seed: int) -> bool:
+    """Does the reference proof prove the bug's stage on this run? (A seed where it does not, e.g. a
+    loss that stays finite, is never a hidden run: a right proof must be able to pass.)"""
+    ns = _namespace(variant, seed)
+    with torch.random.fork_rng(devices=[]), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            exec(compile(BUGS[variant.bug]._proof, "<reference proof>", "exec"), ns)
+        except Exception:  # the proof cannot run here: the bug does not show as it should
+            return False
+    summary = summarize(ns.get("evidence"))
+    return judge_evidence(variant, seed, stage_name(ns.get("stage")), summary)[0]
 
 
 def hidden_runs(learner: str | None, exercise_id: str, part: int) -> list[tuple[Variant, int]]:
-    """(variant, seed) of each hidden run: the learner's bug in their shape, then in another shape."""
+    """(variant, seed) of each hidden run: the learner's bug in their shape, then in another shape;
+    part 1's seeds are ones where the bug shows (bug_shows), so a right proof always passes."""
     own = variant_for(learner, exercise_id)
     runs = []
     for k in range(HIDDEN_RUNS):
-        seed = 1 + digest(str(learner), exercise_id, str(part), "hidden seed", str(k)) % 9_999
         shape = (
             own.shape if (k == 0 or part == 2) else shape_number(digest(str(learner), exercise_id, str(k)))
         )
-        runs.append((Variant(own.bug, shape), seed))
+        variant = Variant(own.bug, shape)
+        for attempt in range(SEED_TRIES):
+            draw = digest(str(learner), exercise_id, str(part), "hidden seed", str(k), str(attempt))
+            seed = 1 + draw % 9_999
+            if part == 2 or bug_shows(variant, seed):  # a right fix passes on any seed
+                break
+        runs.append((variant, seed))
     return runs
 
 
@@ -96,6 +131,13 @@ def _warm_up() -> None:
         model, optimizer = code["broken_setup"](0, "cpu")
         code["broken_step"](model, optimizer, *helpers.make_tiny_problem(0, device="cpu"))
         summarize(helpers.gradient_report(model))
+
+
+def remove_doctor() -> None:
+    """Take the doctor out of the toolkit itself (`import helpers` reaches it): in the grader's part-1
+    kernel only, before any answer runs, so the snapshot of the toolkit is taken without it."""
+    for module in (helpers, helpers.doctor, helpers.doctor.diagnosis):
+        module.diagnose = _no_doctor
 
 
 def _no_doctor(*_args: Any, **_kwargs: Any) -> None:
@@ -186,15 +228,16 @@ def _watched() -> Iterator[list[str]]:
     changed += _changed(before)
 
 
-def _run_source(source: str, ns: dict[str, Any]) -> tuple[dict | None, list[str]]:
-    """Run the answer in ns: (the error it raised or None, what it changed in torch or the toolkit)."""
-    error = None
-    with _watched() as changed:
+def _run_source(source: str, ns: dict[str, Any]) -> tuple[dict | None, list[str], str]:
+    """Run the answer in ns: (the error it raised or None, what it changed in torch or the toolkit,
+    what it printed)."""
+    error, printed = None, io.StringIO()
+    with _watched() as changed, contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
         try:
             exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer, in the grader's sandbox
         except Exception as exc:  # the raising-cell rule: judge the names set before the error
             error = _error_of(exc)
-    return error, changed
+    return error, changed, printed.getvalue()[-PRINTED_LIMIT:]
 
 
 def _reached() -> list[str]:
@@ -207,7 +250,7 @@ def _reached() -> list[str]:
 
 def _part1(source: str, variant: Variant, seed: int) -> dict:
     ns = _namespace(variant, seed)
-    error, changed = _run_source(source, ns)
+    error, changed, printed = _run_source(source, ns)
     stage, evidence = ns.get("stage", NotAttempted), ns.get("evidence", NotAttempted)
     attempted = stage is not NotAttempted and evidence is not NotAttempted
     return {
@@ -217,41 +260,19 @@ def _part1(source: str, variant: Variant, seed: int) -> dict:
         "changed": changed,
         "reached": _reached(),
         "not_attempted": not attempted,
+        "printed": printed,
         "stage": stage_name(stage) if attempted else None,
         "summary": summarize(evidence) if attempted and not changed else None,
     }
 
 
-def _function_sources(source: str) -> dict[str, str]:
-    tree = ast.parse(source)
-    return {n.name: ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in FIXABLE}
-
-
-def _part2(source: str, variant: Variant, seed: int) -> dict:
-    ns = _namespace(variant, seed)
-    error, changed = _run_source(source, ns)
-    answers = {n: ns[n] for n in FIXABLE if n in ns}
-    if error is not None or changed:
-        return {
-            "error": "your fix could not be defined",
-            "raised": error,
-            "changed": changed,
-            "seed": seed,
-            "reached": _reached(),
-        }
-    with _watched() as changed:
-        trace = fix_trace(variant, answers, seed, "cpu", sources=_function_sources(source))
-    return trace | {"seed": seed, "changed": changed, "reached": _reached()}
-
-
 def run_hidden(exercise_id: str, learner: str | None, part: int, source: str, out_dir: str) -> None:
-    """Run one part's pruned answer source on every hidden run; write what each saw."""
+    """Run part 1's pruned answer source on every hidden run; write what each saw (part 2 runs in a
+    kernel without the course: grading/fixcells.py)."""
+    if part != 1:
+        raise ValueError("run_hidden runs part 1; part 2 runs through fixrun.run_fix")
     exercise(exercise_id)
     _warm_up()
     for k, (variant, seed) in enumerate(hidden_runs(learner, exercise_id, part)):
-        path = hidden_path(out_dir, exercise_id, part, k)
         with torch.random.fork_rng(devices=[]):
-            if part == 1:
-                path.write_text(json.dumps(_part1(source, variant, seed)))
-            else:
-                torch.save(_part2(source, variant, seed), path)
+            hidden_path(out_dir, exercise_id, part, k).write_text(json.dumps(_part1(source, variant, seed)))

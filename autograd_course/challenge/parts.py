@@ -19,25 +19,35 @@ from autograd_course.challenge.catalogue import (
     FIXABLE,
     build_broken,
     exercise,
-    render,
     unrecorded_fixed_code,
 )
 from autograd_course.challenge.contract import judge_evidence
 from autograd_course.challenge.draw import variant_for
-from autograd_course.challenge.fixcheck import CHECK_MEANINGS, CHECKS, FIX_STEPS, collect_fix_trace, judge_fix
-from autograd_course.challenge.repair import repair_problem
 from autograd_course.challenge.variants import Variant
 from autograd_course.challenge.verdict import NotAttempted, Outcome, Verdict
 from autograd_course.challenge.viewing import viewed
+from autograd_course.fixing.fixcheck import (
+    CHECK_MEANINGS,
+    CHECKS,
+    FIX_STEPS,
+    FixJudgement,
+    collect_fix_trace,
+    judge_trace,
+)
+from helpers import TinyNet
 
 __all__ = [
     "PARTS",
     "PartSpec",
     "answers_of",
     "broken_failures",
+    "broken_trace",
     "function_source",
+    "given_problem",
+    "judge_part2",
     "part1_verdict",
     "part2_verdict",
+    "reference_setup",
     "resolve_variant",
 ]
 
@@ -66,17 +76,101 @@ def part1_verdict(
     return Verdict(exercise_id, 1, Outcome.CORRECT if ok else Outcome.INCORRECT, message)
 
 
+def reference_setup(variant: Variant, seed: int):
+    """A callable building the code's own (model, optimizer) with the bug removed: the replay's optimizer."""
+    namespace: dict = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
+    exec(compile(unrecorded_fixed_code(variant), "<reference setup>", "exec"), namespace)
+
+    def setup() -> tuple:
+        with torch.random.fork_rng(devices=[]):
+            return namespace["broken_setup"](seed, "cpu")
+
+    return setup
+
+
 @lru_cache(maxsize=64)
-def broken_failures(variant: Variant, seed: int) -> tuple[str, ...]:
-    """The part-2 checks the broken code itself fails: the only ones a partial fix earns points for."""
+def broken_trace(variant: Variant, seed: int) -> dict:
+    """The grader's own training of the broken code (no learner code anywhere near it)."""
     code = build_broken(variant)
     with torch.random.fork_rng(devices=[]):
         try:
-            trace = collect_fix_trace(code["broken_setup"], code["broken_step"], seed, "cpu")
+            return collect_fix_trace(code["broken_setup"], code["broken_step"], seed, "cpu")
         except Exception as exc:  # the broken code raises: it fails every check
-            trace = {"error": str(exc)}
-    checks, _ = judge_fix(seed, trace)
-    return tuple(name for name, ok in checks if not ok)
+            return {"error": f"{type(exc).__name__}: {str(exc)[:160]}"}
+
+
+@lru_cache(maxsize=64)
+def broken_failures(variant: Variant, seed: int) -> tuple[str, ...]:
+    """The part-2 checks the broken code itself fails: the only ones a partial fix earns points for."""
+    judged = judge_trace(seed, broken_trace(variant, seed), reference_setup(variant, seed))
+    return tuple(name for name in CHECKS if judged.status[name] != "passed")
+
+
+def _same_numbers(a: Any, b: Any) -> bool:
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and torch.allclose(
+            a.float(), b.float(), rtol=1e-4, atol=1e-6, equal_nan=True
+        )
+    return torch.allclose(
+        torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64), equal_nan=True
+    )
+
+
+def given_problem(variant: Variant, seed: int, given: Any) -> str | None:
+    """Why the given code, trained after the answer ran, differs from the grader's own run of it (None
+    when it does not): the answer changed torch, the model or the optimizer instead of its functions."""
+    ours = broken_trace(variant, seed)
+    if not isinstance(given, dict):
+        return "the given code's run after your cell was not recorded"
+    if ("error" in ours) != ("error" in given):
+        return "after your cell ran, the given code " + ("raised" if "error" in given else "no longer raises")
+    if "error" in ours:
+        return None
+    try:
+        same = len(ours["losses"]) == len(given["losses"]) and _same_numbers(ours["losses"], given["losses"])
+        same = same and all(
+            _same_numbers(ours["params"][-1][n], given["params"][-1][n]) for n in ours["names"]
+        )
+    except (KeyError, TypeError, IndexError, RuntimeError, ValueError):
+        same = False
+    return None if same else "after your cell ran, the given code trains differently than it does alone"
+
+
+def judge_part2(
+    exercise_id: str, variant: Variant | str | None, trace: Any, seed: int = 0, given: Any = None
+) -> tuple[Verdict, FixJudgement]:
+    """Part 2's verdict and every check's detail from a recorded fix trace, replayed with trusted code.
+
+    An incorrect fix's `checks` list only the checks the broken code fails: partial credit counts
+    what the fix repaired, never what the broken code already did (a correct fix lists them all).
+    Checks that could not run are left out (they earn nothing and are `not_run` in the detail).
+    given: the given code's own training, run after the answer (None: not checked); when it differs
+    from the grader's run, the answer changed torch, the model or the optimizer: it earns nothing.
+    """
+    exercise(exercise_id)
+    if not isinstance(trace, dict) or trace.get("not_attempted"):
+        message = "define your fixed function(s), then run this cell again"
+        return Verdict(exercise_id, 2, Outcome.NOT_ATTEMPTED, message), FixJudgement(message=message)
+    chosen = resolve_variant(exercise_id, variant)
+    relevant = broken_failures(chosen, seed)
+    if given is not None and (why := given_problem(chosen, seed, given)):
+        message = f"{why}: your cell changes torch, the model or the optimizer; fix the functions instead"
+        return Verdict(exercise_id, 2, Outcome.INCORRECT, message), FixJudgement(message=message)
+    judged = judge_trace(seed, trace, reference_setup(chosen, seed))
+    ran = _ran(trace)
+    if all(judged.status[n] == "passed" for n in CHECKS):
+        return Verdict(exercise_id, 2, Outcome.CORRECT, judged.message + ran, judged.checks), judged
+    shown = tuple((name, ok) for name, ok in judged.checks if name in relevant)
+    passing = [name for name, _ in judged.checks if name not in relevant]
+    already = f" (not shown: {', '.join(passing)}, which the broken code already passes)" if passing else ""
+    return Verdict(exercise_id, 2, Outcome.INCORRECT, judged.message + ran + already, shown), judged
+
+
+def part2_verdict(
+    exercise_id: str, variant: Variant | str | None, trace: Any, seed: int = 0, given: Any = None
+) -> Verdict:
+    """Part 2's verdict from a recorded fix trace (judge_part2 without the detail)."""
+    return judge_part2(exercise_id, variant, trace, seed, given)[0]
 
 
 def _ran(trace: dict) -> str:
@@ -85,47 +179,6 @@ def _ran(trace: dict) -> str:
         return ""
     swaps = ", ".join(f"your {n} in place of {FIXABLE[n]}" for n in ran)
     return f" (ran {swaps}; the rest as given)"
-
-
-def _not_repaired(variant: Variant, trace: dict) -> str | None:
-    """Why the learner's functions are not this variant's code repaired (None when they are)."""
-    sources = trace.get("sources")
-    if not isinstance(sources, dict) or not sources:
-        return "the check found no source of your fixed function(s): define them with def in a cell"
-    broken, fixed = render(variant), unrecorded_fixed_code(variant)
-    for name in sorted(n for n in sources if n in FIXABLE):
-        where = FIXABLE[name]
-        source = sources[name] if isinstance(sources[name], str) else None
-        why = repair_problem(source, name, function_source(broken, where), function_source(fixed, where))
-        if why:
-            return why
-    return None
-
-
-def part2_verdict(exercise_id: str, variant: Variant | str | None, trace: dict, seed: int = 0) -> Verdict:
-    """Part 2's verdict from a recorded fix trace: the learner's own code repaired, judged by CHECKS.
-
-    An incorrect fix's `checks` list only the checks the broken code fails: partial credit counts
-    what the fix repaired, never what the broken code already did (a correct fix lists them all).
-    """
-    exercise(exercise_id)
-    if not isinstance(trace, dict) or trace.get("not_attempted"):
-        return Verdict(
-            exercise_id, 2, Outcome.NOT_ATTEMPTED, "define your fixed function(s), then run this cell again"
-        )
-    chosen = resolve_variant(exercise_id, variant)
-    relevant = broken_failures(chosen, seed)
-    if ("error" not in trace or "sources" in trace) and (why := _not_repaired(chosen, trace)):
-        return Verdict(
-            exercise_id, 2, Outcome.INCORRECT, why + _ran(trace), tuple((n, False) for n in relevant)
-        )
-    checks, message = judge_fix(seed, trace)
-    if all(ok for _, ok in checks):
-        return Verdict(exercise_id, 2, Outcome.CORRECT, message + _ran(trace), checks)
-    shown = tuple((name, ok) for name, ok in checks if name in relevant)
-    passing = [name for name, _ in checks if name not in relevant]
-    already = f" (not shown: {', '.join(passing)}, which the broken code already passes)" if passing else ""
-    return Verdict(exercise_id, 2, Outcome.INCORRECT, message + _ran(trace) + already, shown)
 
 
 def function_source(code: str, name: str) -> str:

@@ -75,6 +75,7 @@ class Sandbox:
     processes: int = 128
     hidden: list[Path] = field(default_factory=list)
     warning: str = ""
+    course: bool = True  # False: the kernel sees the toolkit but not the course package (part 2's runs)
 
     def __repr__(self) -> str:
         limits = f"{self.memory_bytes >> 20} MiB, {self.cpu_seconds} s CPU, {self.processes} processes"
@@ -90,7 +91,8 @@ class Sandbox:
         limits = [sys.executable, "-c", _LIMITS, str(self.memory_bytes), str(self.cpu_seconds)]
         if not self.confined:
             return [*limits, "0", *argv]  # no process limit: outside a user namespace it counts all of ours
-        inner = [*_bwrap_prefix(scratch, cwd, self.hidden), *limits, str(self.processes), *argv]
+        hidden = self.hidden if self.course else [*self.hidden, _course_packages()[0]]
+        inner = [*_bwrap_prefix(scratch, cwd, hidden, self.course), *limits, str(self.processes), *argv]
         group = _pids_cgroup(scratch, self.processes) if os.geteuid() == 0 else None
         if group is None:
             return inner
@@ -185,19 +187,20 @@ def course_import_path() -> str:
     return os.pathsep.join(dict.fromkeys(str(p.parent) for p in _course_packages()))
 
 
-def _visible_roots() -> list[Path]:
-    """Folders the kernel needs to read: the system, the Python installation, the course package."""
+def _visible_roots(course: bool = True) -> list[Path]:
+    """Folders the kernel needs to read: the system, the Python installation, the toolkit and (course)
+    the course package."""
     paths = {Path(p) for p in ("/usr", "/opt") if Path(p).is_dir()}
     for key in ("stdlib", "platstdlib", "purelib", "platlib", "data"):
         paths.add(Path(sysconfig.get_paths()[key]))
     paths |= {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
-    paths |= set(_course_packages())
+    paths |= set(_course_packages() if course else _course_packages()[1:])
     real = {p.resolve() for p in paths if p.exists()}
     # Keep only the outermost folders: bwrap mounts them in order, inner ones would be redundant.
     return sorted(p for p in real if not any(q != p and q in p.parents for q in real))
 
 
-def _bwrap_prefix(scratch: Path, cwd: Path, hidden: list[Path]) -> list[str]:
+def _bwrap_prefix(scratch: Path, cwd: Path, hidden: list[Path], course: bool = True) -> list[str]:
     argv = [
         "bwrap",
         "--unshare-all",
@@ -218,7 +221,7 @@ def _bwrap_prefix(scratch: Path, cwd: Path, hidden: list[Path]) -> list[str]:
             argv += ["--symlink", os.readlink(top), str(top)]
         elif top.is_dir():
             argv += ["--ro-bind", str(top), str(top)]
-    roots = _visible_roots()
+    roots = _visible_roots(course)
     for root in roots:
         argv += ["--ro-bind", str(root), str(root)]
     for path in hidden:  # mask anything secret that sits inside a visible folder

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -29,16 +30,19 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import nbformat
-from IPython.core.inputtransformer2 import TransformerManager
 from tqdm import tqdm
 
 from autograd_course.challenge.answer_source import AnswerSource, answer_source
 from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.checks.usage import attempts_per_part, usage_records
-from autograd_course.execution.kernel import KernelSpec, execute_cells
+from autograd_course.execution.kernel import Execution, KernelSpec, execute_cells
 from autograd_course.execution.refusals import refused as _refused
 from autograd_course.execution.sandbox import Sandbox, course_import_path
+from autograd_course.fixing.fixcheck import CHECKS
+from autograd_course.grading.copies import answer_digest, flag_copies
+from autograd_course.grading.fixcells import fix_cells
 from autograd_course.grading.judging import judge_part
 from autograd_course.grading.trail import add_trails, executed_with_trails
 from autograd_course.learner import learner_for
@@ -103,21 +107,6 @@ class Submission:
         return f"Submission({self.student}: {self.name})"
 
 
-def _syntax_problem(nb) -> str:
-    """'' or where the first code cell that does not parse is (cell and line, 1-based)."""
-    transformer = TransformerManager()
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type != "code" or not cell.source.strip():
-            continue
-        try:
-            compile(transformer.transform_cell(cell.source), f"cell {i + 1}", "exec")
-        except SyntaxError as exc:
-            return f"syntax error in cell {i + 1}, line {exc.lineno}: {exc.msg}"
-        except (ValueError, TypeError) as exc:
-            return f"cell {i + 1} cannot be compiled: {exc}"
-    return ""
-
-
 def inspect_submission(path: Path) -> tuple[object | None, str]:
     """(notebook, "") when the file is a gradable notebook, else (None, the reason it is not)."""
     where = path.name
@@ -145,9 +134,6 @@ def inspect_submission(path: Path) -> tuple[object | None, str]:
         return None, f"{where}: not a valid notebook: {str(exc).splitlines()[0][:160]}"
     if not any(c.cell_type == "code" and c.source.strip() for c in nb.cells):
         return None, f"{where}: empty notebook: no code cells"
-    problem = _syntax_problem(nb)
-    if problem:
-        return None, f"{where}: {problem}"
     return nb, ""
 
 
@@ -167,20 +153,33 @@ def answer_sources(nb) -> dict[tuple[str, int], AnswerSource]:
     for i, m in challenge_cells(nb):
         key = (m["exercise"], m.get("part"))
         if m.get("role") == "answer" and key[1] in (1, 2) and key not in found:
-            found[key] = answer_source(nb.cells[i].source, key[1])
+            found[key] = answer_source(nb.cells[i].source, key[1], cell=i + 1)
     return found
 
 
-def judge_notebook(sources: dict[tuple[str, int], AnswerSource], learner: str | None, export_dir: Path):
-    """The notebook the grader runs: one cell per answered part, running its source on hidden runs."""
-    cells = [nbformat.v4.new_code_cell("from autograd_course.challenge.hidden import run_hidden")]
-    for (ex_id, part), answer in sorted(sources.items()):
-        if answer.source and not answer.flags:
-            call = f"run_hidden({ex_id!r}, {learner!r}, {part}, {answer.source!r}, {str(export_dir)!r})"
-            cells.append(nbformat.v4.new_code_cell(call))
+def judge_notebook(
+    sources: dict[tuple[str, int], AnswerSource], learner: str | None, export_dir: Path, part: int = 1
+):
+    """The notebook the grader runs for one part number: part 1's answers run on hidden runs with the
+    course (challenge/hidden.py); part 2's in a kernel without it (fixcells.py)."""
+    if part == 2:
+        cells = fix_cells(sources, learner, export_dir)
+    else:
+        setup = "from autograd_course.challenge.hidden import remove_doctor, run_hidden\nremove_doctor()"
+        cells = [nbformat.v4.new_code_cell(setup)]
+        for (ex_id, p), answer in sorted(sources.items()):
+            if p == 1 and answer.source and not answer.flags:
+                call = f"run_hidden({ex_id!r}, {learner!r}, 1, {answer.source!r}, {str(export_dir)!r})"
+                cells.append(nbformat.v4.new_code_cell(call))
+        cells = cells if len(cells) > 1 else []
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb
+
+
+def part_sandbox(sandbox: Sandbox | None, part: int) -> Sandbox | None:
+    """Part 2's kernels see the toolkit and never the course package; part 1's see both."""
+    return replace(sandbox, course=False) if sandbox is not None and part == 2 else sandbox
 
 
 def kernel_env(learner: str | None, scratch: Path, confined: bool) -> dict[str, str]:
@@ -223,17 +222,21 @@ def _prepare(sub: Submission) -> tuple[Any, list[tuple[str, int]], str]:
     return nb, pairs, ""
 
 
-def _run(sources, sub: Submission, scratch: Path, budget: float, sandbox: Sandbox | None):
-    """Run the answers' sources on hidden runs in a fresh kernel of the grader's; the learner's never runs."""
+def _run(sources, sub: Submission, scratch: Path, budget: float, sandbox: Sandbox | None, part: int):
+    """Run one part's answers on hidden runs in a fresh kernel of the grader's; the learner's never runs."""
     export_dir = scratch / "export"
     export_dir.mkdir(parents=True, exist_ok=True)
-    return _run_notebook(judge_notebook(sources, sub.learner, export_dir), sub, scratch, budget, sandbox)
+    nb = judge_notebook(sources, sub.learner, export_dir, part)
+    return _run_notebook(nb, sub, scratch, budget, part_sandbox(sandbox, part))
 
 
 def _run_notebook(nb, sub: Submission, scratch: Path, budget: float, sandbox: Sandbox | None):
-    """(execution, the notebook, its export folder) of the grader's notebook, in the sandbox."""
+    """(execution, the notebook, its export folder) of the grader's notebook, in the sandbox; a
+    notebook with nothing to run starts no kernel (execution None)."""
     for folder in (scratch / "export", scratch / "cwd", scratch / "home"):
         folder.mkdir(parents=True, exist_ok=True)
+    if not nb.cells:
+        return None, nb, scratch / "export"
     confined = sandbox is not None and sandbox.confined
     spec = KernelSpec(
         cwd=scratch / "cwd",
@@ -250,10 +253,13 @@ def _run_notebook(nb, sub: Submission, scratch: Path, budget: float, sandbox: Sa
 def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> list[Record]:
     """The records of one submission: the run's failure, or each part judged from its hidden runs."""
     name = sub.name
+    if execution is None:
+        execution = Execution("passed")
     if execution.status in ("timeout", "error"):
-        return [Record(name, ex, part, execution.status, execution.message) for ex, part in pairs]
+        why = execution.message
+        return [Record(name, ex, p, execution.status, why, trail=_stopped(p, why)) for ex, p in pairs]
     if refused := _refusal(execution, nb):
-        return [Record(name, ex, part, "error", refused) for ex, part in pairs]
+        return [Record(name, ex, p, "error", refused, trail=_stopped(p, refused)) for ex, p in pairs]
     with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
         records = [
             judge_hidden(name, export_dir, ex, part, sources.get((ex, part)), sub.learner)
@@ -266,6 +272,13 @@ def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> 
             if r.status == "error" and "stopped early" in r.message:
                 r.message += f" ({err.name}: {err.message[:200]})"
     return records
+
+
+def _stopped(part: int, why: str) -> dict:
+    """The trail of a part whose run stopped before it returned anything: no check ran."""
+    names = CHECKS if part == 2 else ("evidence",)
+    checks = [{"name": n, "status": "not_run", "measured": why, "expected": ""} for n in names]
+    return {"ran": [f"part {part}'s hidden runs (stopped)"], "printed": "", "returned": why, "checks": checks}
 
 
 class _Prepared(NamedTuple):
@@ -287,15 +300,33 @@ def _prepared(sub: Submission) -> _Prepared | Record:
     return _Prepared(replace(sub, learner=learner), nb, pairs, note, answer_sources(nb))
 
 
+def _executed(cells: list, path: Path | None) -> None:
+    """Write the cells the grader ran for one submission (with their outputs), for the instructor."""
+    if path is None:
+        return
+    nb = judge_notebook({}, None, Path())
+    nb.cells = cells
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
 def _grade_prepared(
     item: _Prepared, scratch: Path, executed: Path | None, budget: float, sandbox: Sandbox | None
 ) -> list[Record]:
-    """Execute one prepared submission in a fresh kernel, then judge its exports with trusted code."""
-    execution, judged, export_dir = _run(item.sources, item.sub, scratch, budget, sandbox)
-    records = _judge(execution, judged, item.pairs, item.sources, item.sub, export_dir)
-    if executed is not None:
-        executed.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(executed_with_trails(judged, records, export_dir), executed)
+    """Run each part of one prepared submission in a fresh kernel of its own, then judge its exports
+    with trusted code: a hang or crash in one part is that part's timeout or error only."""
+    records, cells = [], []
+    for part in (1, 2):
+        pairs = [p for p in item.pairs if p[1] == part]
+        if not pairs:
+            continue
+        execution, judged, export_dir = _run(
+            item.sources, item.sub, scratch / f"part{part}", budget, sandbox, part
+        )
+        judged_records = _judge(execution, judged, pairs, item.sources, item.sub, export_dir)
+        cells += executed_with_trails(judged, judged_records, export_dir).cells
+        records += judged_records
+    _executed(cells, executed)
     return annotate(records, item.nb, item.sub, item.note)
 
 
@@ -322,20 +353,40 @@ def annotate(records: list[Record], nb, sub: Submission, note: str) -> list[Reco
     return records
 
 
-# One kernel per learner: starting a kernel and importing torch is most of what grading a notebook
-# costs, so a learner's answers run together in one fresh (sandboxed) kernel, each writing to its own
-# folder. When that kernel times out, dies or is refused something, each notebook is graded again in a
-# kernel of its own, so one notebook's answer never costs another's.
+# One kernel per learner and part: starting a kernel and importing torch is most of what grading a
+# notebook costs, so a learner's answers to one part run together in one fresh (sandboxed) kernel,
+# each writing to its own folder. When that kernel times out, dies or is refused something, each
+# notebook's part is graded again in a kernel of its own, so one answer never costs another's.
+def _group_part(
+    ready: list[_Prepared], part: int, scratch: Path, budget: float, sandbox: Sandbox | None
+) -> tuple[list[list[Record]], list[list]] | None:
+    """Each notebook's records and cells for one part, from one shared kernel; None when it failed."""
+    exports = [scratch / f"n{k}" / "export" for k in range(len(ready))]
+    group, owner = judge_notebook({}, None, scratch), []
+    for i, (item, export) in enumerate(zip(ready, exports)):
+        export.mkdir(parents=True)
+        cells = judge_notebook(item.sources, item.sub.learner, export, part).cells
+        head = 0 if not group.cells else 1  # the first notebook's set-up cell serves them all
+        group.cells += cells[head:]
+        owner += [-1 if (j == 0 and head == 0) else i for j in range(len(cells) - head)]
+    execution, _, _ = _run_notebook(
+        group, ready[0].sub, scratch, budget * len(ready), part_sandbox(sandbox, part)
+    )
+    if execution is not None and (execution.status in ("timeout", "error") or _refusal(execution, group)):
+        return None
+    records, cells = [], []
+    for i, (item, export) in enumerate(zip(ready, exports)):
+        pairs = [p for p in item.pairs if p[1] == part]
+        records.append(_judge(execution, group, pairs, item.sources, item.sub, export))
+        executed_with_trails(group, records[-1], export)  # adds each part's trail to the cells it ran
+        cells.append([c for c, o in zip(group.cells, owner, strict=True) if o in (-1, i)])
+    return records, cells
+
+
 def grade_learner(
     subs: list[Submission], scratch: Path, executed_dir: Path | None, budget: float, sandbox: Sandbox | None
 ) -> list[Record]:
-    """The records of one learner's notebooks, judged from one shared kernel's hidden runs."""
-
-    def alone(k: int, item: _Prepared) -> list[Record]:
-        (scratch / f"alone{k}").mkdir()
-        executed = executed_dir / item.sub.name if executed_dir is not None else None
-        return _grade_prepared(item, scratch / f"alone{k}", executed, budget, sandbox)
-
+    """The records of one learner's notebooks, judged from one shared kernel per part's hidden runs."""
     records: list[Record] = []
     ready: list[_Prepared] = []
     for sub in subs:
@@ -345,32 +396,54 @@ def grade_learner(
         else:
             ready.append(item)
     if len(ready) < 2:
-        return records + [r for k, item in enumerate(ready) for r in alone(k, item)]
-    exports = [scratch / f"n{k}" / "export" for k in range(len(ready))]
-    group = judge_notebook({}, None, scratch)  # the import cell, then each notebook's cells
-    owner = [-1]
-    for i, (item, export) in enumerate(zip(ready, exports)):
-        export.mkdir(parents=True)
-        calls = judge_notebook(item.sources, item.sub.learner, export).cells[1:]
-        group.cells += calls
-        owner += [i] * len(calls)
-    execution, _, _ = _run_notebook(group, ready[0].sub, scratch, budget * len(ready), sandbox)
-    if execution.status in ("timeout", "error") or _refusal(execution, group):
-        return records + [r for k, item in enumerate(ready) for r in alone(k, item)]
-    for i, (item, export) in enumerate(zip(ready, exports)):
-        judged = _judge(execution, group, item.pairs, item.sources, item.sub, export)
-        if executed_dir is not None:
-            mine = nbformat.v4.new_notebook(metadata=group.metadata)
-            mine.cells = [c for c, o in zip(group.cells, owner, strict=True) if o in (-1, i)]
-            (executed_dir / item.sub.name).parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(executed_with_trails(mine, judged, export), executed_dir / item.sub.name)
-        records += annotate(judged, item.nb, item.sub, item.note)
+        for k, item in enumerate(ready):
+            executed = executed_dir / item.sub.name if executed_dir is not None else None
+            records += _grade_prepared(item, scratch / f"alone{k}", executed, budget, sandbox)
+        return records
+    mine: list[list[Record]] = [[] for _ in ready]
+    cells: list[list] = [[] for _ in ready]
+    for part in (1, 2):
+        grouped = _group_part(ready, part, scratch / f"group{part}", budget, sandbox)
+        for k, item in enumerate(ready):
+            if grouped is not None:
+                mine[k] += grouped[0][k]
+                cells[k] += grouped[1][k]
+                continue
+            alone = scratch / f"alone{k}-part{part}"
+            pairs = [p for p in item.pairs if p[1] == part]
+            execution, judged, export_dir = _run(item.sources, item.sub, alone, budget, sandbox, part)
+            judged_records = _judge(execution, judged, pairs, item.sources, item.sub, export_dir)
+            mine[k] += judged_records
+            cells[k] += executed_with_trails(judged, judged_records, export_dir).cells
+    for k, item in enumerate(ready):
+        _executed(cells[k], executed_dir / item.sub.name if executed_dir is not None else None)
+        records += annotate(mine[k], item.nb, item.sub, item.note)
     return records
 
 
+_SOLUTION_CALL = re.compile(r"\.part([12])\.solution\s*\(")
+
+
+def _solutions_in_sources(nb) -> set[tuple[str, int, str, int]]:
+    """Solution views a notebook's code cells call, read from their source: a learner who called
+    solution() and then cleared the outputs leaves the call behind."""
+    exercises = {ex for ex, _ in parts_of(nb)}
+    if len(exercises) != 1:
+        return set()
+    (ex_id,) = exercises
+    return {
+        (ex_id, int(part), "solution", 1)
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for line in cell.source.splitlines()
+        for part in _SOLUTION_CALL.findall(line.split("#", 1)[0])  # a comment calls nothing
+    }
+
+
 def usage_of(nb) -> set[tuple[str, int, str, int]]:
-    """(exercise, part, kind, level) of every hint()/solution() use recorded in the notebook's outputs."""
-    found = set()
+    """(exercise, part, kind, level) of every hint()/solution() use recorded in the notebook's outputs,
+    and of every solution() call its sources still hold."""
+    found = _solutions_in_sources(nb)
     for data in usage_records(nb):
         level = data.get("level") if isinstance(data.get("level"), int) else 1
         part = data.get("part")
@@ -388,11 +461,14 @@ def judge_hidden(
     name: str, export_dir: Path, ex_id: str, part: int, answer: AnswerSource | None, learner: str | None
 ) -> Record:
     """One part's record, judged with trusted code from what its hidden runs wrote."""
-    verdict, flags, problem = judge_part(export_dir, ex_id, part, answer, learner)
+    verdict, flags, problem, trail = judge_part(export_dir, ex_id, part, answer, learner)
+    if answer is not None and answer.source:  # which answer was judged, for the copies check
+        key = variant_for(learner, ex_id).to_json()
+        trail = trail | {"answer": {"digest": answer_digest(answer.source), "variant": json.dumps(key)}}
     if problem:
-        return Record(name, ex_id, part, "error", problem, flags=list(flags))
+        return Record(name, ex_id, part, "error", problem, flags=list(flags), trail=trail)
     checks = part2_checks(verdict) if part == 2 and verdict.status != "not_attempted" else []
-    record = Record(name, ex_id, part, verdict.status, verdict.message, checks=checks)
+    record = Record(name, ex_id, part, verdict.status, verdict.message, checks=checks, trail=trail)
     record.flags += flags
     if answer is not None and answer.dropped:
         record.flags.append("code that never runs was left out: " + "; ".join(answer.dropped[:3]))
@@ -447,4 +523,14 @@ def grade_folder(
                     count = len({r.submission for r in records})  # bar.n stays 0 when the bar is off
                     log.info("graded %d/%d: %s (%s)", count, len(subs), done[0].submission, statuses)
     bar.close()
+    flag_copies(records, _answers(records))
     return records
+
+
+def _answers(records: list[Record]) -> dict[tuple[str, str, int], tuple[str, str]]:
+    """(student, exercise, part) -> (answer digest, variant) of every judged answer."""
+    return {
+        (r.student, r.exercise, r.part): (r.trail["answer"]["digest"], r.trail["answer"]["variant"])
+        for r in records
+        if r.part and "answer" in r.trail
+    }

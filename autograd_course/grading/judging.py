@@ -1,27 +1,33 @@
 """Verdicts from the grader's hidden runs, computed in the grader's own process from what they wrote.
 
-Each part was run on every hidden run (challenge/hidden.py). A part passes only when every run
-passes; part 2's checks pass only when they pass in every run. An answer that the screen flagged
-(answer_source.screen) or that changed torch or the toolkit while it ran earns 0 and is flagged.
+Each part was run on every hidden run (part 1: challenge/hidden.py; part 2: challenge/fixrun.py in a
+kernel without the course). A part passes only when every run passes; part 2's checks pass only when
+they pass in every run, each replayed here (fixcheck.judge_trace): the loss and gradients recomputed
+at the returned weights, each update recomputed with the code's own optimizer, the held-out loss
+evaluated here. Part 1's screen (answer_source.screen) still refuses flagged answers; for part 2 it
+is only a warning for the instructor, since nothing the part-2 run returns is believed unchecked.
 The raising-cell rule: an answer cell that raised is judged on the names it set before the error,
-and the verdict names the error and its line.
+and the verdict names the error and its line. Every part also leaves a trail: what ran, what it
+printed, what it returned, and each check as passed, failed or not_run.
 """
 
 from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 
 from autograd_course.challenge.answer_source import AnswerSource
-from autograd_course.challenge.hidden import HIDDEN_RUNS, hidden_path
-from autograd_course.challenge.parts import part1_verdict, part2_verdict
-from autograd_course.challenge.variants import Variant
+from autograd_course.challenge.hidden import HIDDEN_RUNS, hidden_path, hidden_runs
+from autograd_course.challenge.parts import judge_part2, part1_verdict
 from autograd_course.challenge.verdict import Outcome, Verdict
+from autograd_course.fixing.fixcheck import CHECKS, FixJudgement
 
-__all__ = ["EXPORT_LIMIT", "judge_part"]
+__all__ = ["EXPORT_LIMIT", "Judged", "judge_part"]
 
 EXPORT_LIMIT = 64 << 20  # bytes a hidden run's file may have; a bigger one is refused unread
 
@@ -39,31 +45,102 @@ def _raised(error: dict | None) -> str:
     return f"your answer cell raised {error['name']}{where}: {error['message']}"
 
 
-def _part1(ex_id: str, runs: list[dict]) -> tuple[Verdict, list[str]]:
+def _evidence_row(k: int, verdict: Verdict, run: dict) -> dict:
+    where = "your own code" if k == 0 else "your bug in another code shape"
+    return {
+        "name": f"evidence, hidden run {k + 1} ({where})",
+        "status": "passed" if verdict.outcome is Outcome.CORRECT else "failed",
+        "measured": f"stage {run.get('stage')}; {verdict.message}"[:400],
+        "expected": "the stage the bug breaks, proved by values this run of the broken code produced",
+    }
+
+
+def _part1(ex_id: str, learner: str | None, runs: list[dict]) -> tuple[Verdict, list[str], dict]:
+    hidden = hidden_runs(learner, ex_id, 1)
+    trail = {
+        "ran": [
+            f"{'your own code shape' if k == 0 else 'another code shape'} {list(v.shape.choices)}, "
+            f"hidden run {k + 1} of {len(hidden)} (seed withheld)"
+            for k, (v, _) in enumerate(hidden)
+        ],
+        "printed": "\n".join(str(r.get("printed") or "") for r in runs)[-4000:],
+        "returned": "; ".join(
+            f"run {k + 1}: stage {r.get('stage')}, evidence {sorted(r.get('summary') or {})}"
+            for k, r in enumerate(runs)
+        )[:2000],
+        "checks": [],
+    }
     if all(r.get("not_attempted") for r in runs):
-        why = _raised(runs[0].get("error")) or "stage and evidence are still placeholders"
-        return Verdict(ex_id, 1, Outcome.NOT_ATTEMPTED, why), []
-    for k, run in enumerate(runs):
-        verdict = part1_verdict(
-            ex_id, Variant.from_json(run["variant"]), run.get("stage"), run.get("summary") or {}, run["seed"]
+        if raised := _raised(runs[0].get("error")):
+            return Verdict(ex_id, 1, Outcome.INCORRECT, raised), [], trail | {"error": raised}
+        return (
+            Verdict(ex_id, 1, Outcome.NOT_ATTEMPTED, "stage and evidence are still placeholders"),
+            [],
+            trail,
         )
+    verdict = Verdict(ex_id, 1, Outcome.INCORRECT, "")
+    for k, ((variant, seed), run) in enumerate(zip(hidden, runs, strict=True)):
+        verdict = part1_verdict(ex_id, variant, run.get("stage"), run.get("summary") or {}, seed)
+        trail["checks"].append(_evidence_row(k, verdict, run))
         if verdict.outcome is not Outcome.CORRECT:
             where = "on your own code" if k == 0 else "on your bug in another code shape"
             message = f"{where} with an unseen seed: {verdict.message}"
             if raised := _raised(run.get("error")):
                 message += f" ({raised})"
-            return Verdict(ex_id, 1, verdict.outcome, message), []
-    return verdict, []
+            return Verdict(ex_id, 1, verdict.outcome, message), [], trail
+    return verdict, [], trail
 
 
-def _part2(ex_id: str, learner: str | None, runs: list[dict]) -> tuple[Verdict, list[str]]:
-    if runs and runs[0].get("raised"):
-        return Verdict(ex_id, 2, Outcome.INCORRECT, _raised(runs[0]["raised"])), []
-    verdicts = [part2_verdict(ex_id, learner, run, int(run.get("seed", 0))) for run in runs]
+def _described(run: dict) -> str:
+    fix = run.get("fix")
+    if not isinstance(fix, dict):
+        return "nothing"
+    if "error" in fix:
+        return f"an error: {str(fix['error'])[:200]}"
+    if fix.get("not_attempted"):
+        return "no fixed function"
+    losses = fix.get("losses") or []
+    if not losses:
+        return "no training"
+    return f"{len(losses)} steps, loss {losses[0]:.4g} -> {losses[-1]:.4g}, parameters {fix.get('names')}"
+
+
+def _merged(judged: list[FixJudgement]) -> list[dict]:
+    """Each check over every hidden run: failed if it failed in one, not_run if it ran in none."""
+    trails = [j.trail() for j in judged]
+    merged = []
+    for k, name in enumerate(CHECKS):
+        rows = [t[k] for t in trails]
+        row = next((r for r in rows if r["status"] == "failed"), None) or next(
+            (r for r in rows if r["status"] == "passed"), rows[0]
+        )
+        merged.append(row | {"name": name})
+    return merged
+
+
+def _part2(ex_id: str, learner: str | None, runs: list[dict]) -> tuple[Verdict, list[str], dict]:
+    hidden = hidden_runs(learner, ex_id, 2)
+    trail = {
+        "ran": [f"hidden run {k + 1} of {len(hidden)} (seed withheld)" for k in range(len(hidden))],
+        "printed": "\n".join(str(r.get("printed") or "") for r in runs)[-4000:],
+        "returned": "; ".join(f"run {k + 1}: {_described(r)}" for k, r in enumerate(runs)),
+    }
+    raised = runs[0].get("raised") if runs else None
+    if raised and all(not isinstance(r.get("fix"), dict) or r["fix"].get("not_attempted") for r in runs):
+        trail["checks"] = FixJudgement().trail()
+        return Verdict(ex_id, 2, Outcome.INCORRECT, _raised(raised)), [], trail | {"error": _raised(raised)}
+    judged = [
+        judge_part2(ex_id, variant, r.get("fix"), seed, r.get("given"))
+        for (variant, seed), r in zip(hidden, runs, strict=True)
+    ]
+    trail["checks"] = _merged([j for _, j in judged])
+    verdicts = [v for v, _ in judged]
+    flags = [v.message for v in verdicts if "your cell changes torch" in v.message][:1]
     worst = min(verdicts, key=lambda v: (v.outcome is Outcome.CORRECT, sum(ok for _, ok in v.checks)))
+    message = worst.message + (f" ({_raised(raised)})" if raised else "")
     if worst.outcome is Outcome.CORRECT or worst.outcome is Outcome.NOT_ATTEMPTED:
-        return worst, []
-    return Verdict(ex_id, 2, worst.outcome, f"with an unseen seed: {worst.message}", worst.checks), []
+        return replace(worst, message=message), flags, trail
+    return Verdict(ex_id, 2, worst.outcome, f"with an unseen seed: {message}", worst.checks), flags, trail
 
 
 def _reached(runs: list[dict]) -> list[str]:
@@ -77,44 +154,57 @@ def _reached(runs: list[dict]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+class Judged(NamedTuple):
+    """One part judged: the verdict, flags for the instructor, an error reason ('' if none), the trail."""
+
+    verdict: Verdict
+    flags: list[str]
+    problem: str
+    trail: dict
+
+
+def _load(paths: list[Path], part: int) -> list[dict]:
+    if part == 1:
+        return [json.loads(_read(p)) for p in paths]
+    loaded = [torch.load(io.BytesIO(_read(p)), weights_only=True) for p in paths]
+    return [r if isinstance(r, dict) else {} for r in loaded]
+
+
+def _judged_runs(ex_id: str, part: int, learner: str | None, runs: list[dict]) -> Judged:
+    failed = Verdict(ex_id, part, Outcome.INCORRECT, "")
+    if reached := _reached(runs):
+        return Judged(failed, reached, f"{reached[0]}: the sandbox refused it", {})
+    if changed := [f"changed {', '.join(r['changed'])} while it ran" for r in runs if r.get("changed")]:
+        why = "your answer changed torch or the toolkit: not judged"
+        return Judged(replace(failed, message=why), changed, "", {})
+    if part == 1:
+        verdict, flags, trail = _part1(ex_id, learner, runs)
+    else:
+        verdict, flags, trail = _part2(ex_id, learner, runs)
+    return Judged(verdict, flags, trail.pop("error", ""), trail)
+
+
 def judge_part(
     export_dir: Path, ex_id: str, part: int, answer: AnswerSource | None, learner: str | None
-) -> tuple[Verdict, list[str], str]:
-    """(verdict, flags for the instructor, an error reason or '') of one part from its hidden runs."""
+) -> Judged:
+    """One part judged from its hidden runs: verdict, flags, error reason ('' if none) and trail."""
     if answer is None:
-        return Verdict(ex_id, part, Outcome.NOT_ATTEMPTED, "the answer cell of this part is missing"), [], ""
+        return Judged(
+            Verdict(ex_id, part, Outcome.NOT_ATTEMPTED, "the answer cell of this part is missing"), [], "", {}
+        )
+    if answer.error:
+        return Judged(Verdict(ex_id, part, Outcome.INCORRECT, ""), [], answer.error, {})
     if not answer.source:
-        return Verdict(ex_id, part, Outcome.NOT_ATTEMPTED, "the answer cell is empty"), [], ""
-    if answer.flags:
+        return Judged(Verdict(ex_id, part, Outcome.NOT_ATTEMPTED, "the answer cell is empty"), [], "", {})
+    if answer.flags and part == 1:
         why = "your answer reaches into the grader's tools instead of using them: " + "; ".join(answer.flags)
-        return Verdict(ex_id, part, Outcome.INCORRECT, why), list(answer.flags), ""
+        return Judged(Verdict(ex_id, part, Outcome.INCORRECT, why), list(answer.flags), "", {})
     paths = [hidden_path(export_dir, ex_id, part, k) for k in range(HIDDEN_RUNS)]
+    failed = Verdict(ex_id, part, Outcome.INCORRECT, "")
     if not all(p.exists() for p in paths):
-        return (
-            Verdict(ex_id, part, Outcome.INCORRECT, ""),
-            [],
-            "the grader's run of your answer stopped early",
-        )
+        return Judged(failed, [], "the grader's run of your answer stopped early", {})
     try:
-        if part == 1:
-            runs = [json.loads(_read(p)) for p in paths]
-        else:
-            loaded = [torch.load(io.BytesIO(_read(p)), weights_only=True) for p in paths]
-            runs = [r if isinstance(r, dict) else {} for r in loaded]
-        if reached := _reached(runs):
-            return (
-                Verdict(ex_id, part, Outcome.INCORRECT, ""),
-                reached,
-                f"{reached[0]}: the sandbox refused it",
-            )
-        if changed := [f"changed {', '.join(r['changed'])} while it ran" for r in runs if r.get("changed")]:
-            what = "answer" if part == 1 else "fix"
-            why = f"your {what} changed torch or the toolkit: not judged"
-            return Verdict(ex_id, part, Outcome.INCORRECT, why), changed, ""
-        return (*(_part1(ex_id, runs) if part == 1 else _part2(ex_id, learner, runs)), "")
+        judged = _judged_runs(ex_id, part, learner, _load(paths, part))
     except Exception as exc:  # a malformed file: the answer's run went wrong, never the batch
-        return (
-            Verdict(ex_id, part, Outcome.INCORRECT, ""),
-            [],
-            f"a hidden run could not be read: {type(exc).__name__}",
-        )
+        return Judged(failed, [], f"a hidden run could not be read: {type(exc).__name__}", {})
+    return judged._replace(flags=[*judged.flags, *(f"warning: {f}" for f in answer.flags)])

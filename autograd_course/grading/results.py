@@ -183,7 +183,7 @@ def write_results(
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps([asdict(r) for r in records], indent=1) + "\n")
     with (out / "results.csv").open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=FIELDS)
+        writer = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")  # trail: results.json
         writer.writeheader()
         for r in records:
             row = asdict(r) | {

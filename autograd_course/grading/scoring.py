@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from autograd_course.challenge.fixcheck import CHECKS
 from autograd_course.challenge.parts import PARTS
+from autograd_course.fixing.fixcheck import CHECKS
 from autograd_course.grading.options import POLICIES
 
 __all__ = ["POLICIES", "check_points", "exercise_max", "part_max", "score"]

@@ -22,10 +22,10 @@ import torch
 
 from autograd_course.challenge.catalogue import BUGS
 from autograd_course.challenge.evidence import describe
-from autograd_course.challenge.fixcheck import CHECKS
 from autograd_course.challenge.hidden import hidden_path, hidden_runs
 from autograd_course.challenge.parts import part1_verdict
 from autograd_course.challenge.variants import Variant
+from autograd_course.fixing.fixcheck import CHECKS
 from autograd_course.grading.judging import EXPORT_LIMIT
 
 __all__ = [

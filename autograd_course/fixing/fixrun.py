@@ -1,0 +1,154 @@
+"""Part 2's run: the learner's fixed functions in place of the broken ones, trained; raw numbers out.
+
+This file is self-contained on purpose: it imports only the standard library, torch and the
+learner's toolkit (`helpers`), never the rest of the course. The practice check imports it; the
+grader sends its *source* into a sandboxed kernel that cannot import the course (no catalogue, no
+reference, no grader), runs it there, and judges the numbers it writes in its own process by
+replaying them (fixcheck.judge_fix). Nothing here decides a grade, so nothing here must be trusted.
+
+`run_fix` also trains the given broken code, unchanged, after the learner's cell ran and after the
+fix trained: the grader compares that run with its own run of the same code, so a cell that patches
+torch, the model or the optimizer (instead of fixing its functions) shows up as the given code
+training differently.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+import helpers
+from helpers import make_tiny_problem
+from helpers.doctor.discover import find_schedulers
+from helpers.doctor.lookahead import lrs_ahead
+
+__all__ = ["FIXABLE", "FIX_STEPS", "LOOK_AHEAD", "PRINTED_LIMIT", "collect_fix_trace", "run_fix"]
+
+FIX_STEPS = 40  # steps the fixed training runs
+LOOK_AHEAD = 200  # scheduler steps looked ahead, on a copy, after the fixed training
+PRINTED_LIMIT = 4000  # characters of what the answer printed that are kept for the instructor
+# The function each part-2 answer replaces: learner's name -> name in the broken code.
+FIXABLE = {"fixed_setup": "broken_setup", "fixed_compute_loss": "compute_loss", "fixed_step": "broken_step"}
+
+
+def _lr(optimizer: Any) -> float:
+    """The highest lr of a torch optimizer's groups (0.0 for anything else: nothing to judge)."""
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        return 0.0
+    return max((float(g.get("lr", 0.0)) for g in optimizer.param_groups), default=0.0)
+
+
+def _lr_peak_ahead(optimizer: Any) -> float:
+    """The highest lr now and in the next LOOK_AHEAD steps of the optimizer's schedules (on copies)."""
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        return _lr(optimizer)
+    schedulers = find_schedulers(optimizer, lambda: None)
+    ahead = lrs_ahead(optimizer, schedulers, LOOK_AHEAD) if schedulers else ()
+    return max([_lr(optimizer), *(max(lrs, default=0.0) for _, lrs in ahead)])
+
+
+def _made(made: Any) -> str | None:
+    if not (isinstance(made, tuple) and len(made) == 2):
+        return f"fixed_setup must return (model, optimizer), got {type(made).__name__}"
+    if not isinstance(made[0], torch.nn.Module):
+        return f"fixed_setup must return a torch.nn.Module first, got {type(made[0]).__name__}"
+    return None
+
+
+def collect_fix_trace(fixed_setup: Callable, fixed_step: Callable, seed: int, device: str) -> dict[str, Any]:
+    """Run fixed_setup(seed, device) and FIX_STEPS fixed_step calls; raw tensors on CPU."""
+    made = fixed_setup(seed, device)
+    if why := _made(made):
+        return {"error": why}
+    model, optimizer = made
+    named = list(model.named_parameters())
+    captured: dict[str, list[torch.Tensor]] = {n: [] for n, _ in named}
+
+    def hook_for(name: str) -> Callable:
+        def hook(p: torch.Tensor) -> None:
+            captured[name].append(p.grad.detach().to("cpu", copy=True))
+
+        return hook
+
+    handles = [p.register_post_accumulate_grad_hook(hook_for(n)) for n, p in named if p.requires_grad]
+    inputs, targets = make_tiny_problem(seed, device=device)
+    params, losses, grads, lrs = [], [], [], []
+    try:
+        for _ in range(FIX_STEPS):
+            params.append({n: p.detach().to("cpu", copy=True) for n, p in named})
+            lrs.append(_lr(optimizer))
+            for v in captured.values():
+                v.clear()
+            loss = fixed_step(model, optimizer, inputs, targets)
+            if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+                return {"error": f"fixed_step must return the loss tensor, got {type(loss).__name__}"}
+            losses.append(float(loss.detach()))
+            grads.append({n: (v[-1] if len(v) == 1 else None) for n, v in captured.items()})
+        params.append({n: p.detach().to("cpu", copy=True) for n, p in named})
+        lrs.append(_lr_peak_ahead(optimizer))
+    finally:
+        for h in handles:
+            h.remove()
+    return {
+        "lrs": lrs,  # the lr of each step, then the highest its schedule reaches in LOOK_AHEAD more
+        "seed": seed,
+        "names": [n for n, _ in named],
+        "params": params,
+        "losses": losses,
+        "grads": [{k: v for k, v in g.items() if v is not None} for g in grads],
+    }
+
+
+def _failure(exc: BaseException, filename: str) -> dict[str, Any]:
+    """An exception as plain data: its name, first line and the answer's line it came from."""
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+    return {"name": type(exc).__name__, "message": first, "line": lines[-1] if lines else None}
+
+
+def train(code: str, filename: str, overrides: dict[str, Callable], seed: int) -> dict[str, Any]:
+    """The given code (compiled under filename) with overrides in place of its functions, trained."""
+    namespace: dict[str, Any] = {"torch": torch, "F": torch.nn.functional, "TinyNet": helpers.TinyNet}
+    exec(compile(code, filename, "exec"), namespace)  # the broken code, as the learner was given it
+    namespace.update({FIXABLE[n]: f for n, f in overrides.items()})
+    try:
+        with torch.random.fork_rng(devices=[]):
+            return collect_fix_trace(namespace["broken_setup"], namespace["broken_step"], seed, "cpu")
+    except Exception as exc:  # the training raised: that is what it did
+        return {"error": f"the training raised {type(exc).__name__}: {_failure(exc, '<answer>')['message']}"}
+
+
+def answer_namespace(code: str, filename: str, seed: int) -> dict[str, Any]:
+    """The names an answer cell may use: the toolkit, torch, the given code, the problem."""
+    ns: dict[str, Any] = {name: getattr(helpers, name) for name in helpers.__all__}
+    ns |= {"torch": torch, "F": torch.nn.functional, "TinyNet": helpers.TinyNet}
+    exec(compile(code, filename, "exec"), ns)
+    inputs, targets = make_tiny_problem(seed, device="cpu")
+    ns |= {"inputs": inputs, "targets": targets, "seed": seed, "device": "cpu", "__name__": "__main__"}
+    return ns
+
+
+def run_fix(source: str, code: str, filename: str, seed: int, out: str) -> None:
+    """Run the answer cell, train its fixed functions in place of the given ones, then the given code
+    alone; write {fix, given, printed, raised, ran} to out (torch.save: tensors, numbers, strings)."""
+    ns = answer_namespace(code, filename, seed)
+    printed, raised = io.StringIO(), None
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        try:
+            exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
+        except Exception as exc:  # judged on the names it set before the error
+            raised = _failure(exc, "<answer>")
+        answers = {n: ns[n] for n in FIXABLE if n in ns}
+        wrong = sorted(n for n, f in answers.items() if not callable(f))
+        if wrong:
+            fix: dict[str, Any] = {"error": f"{wrong[0]} must be a function (def {wrong[0]}(...): ...)"}
+        else:
+            fix = train(code, filename, answers, seed) if answers else {"not_attempted": True}
+        given = train(code, filename, {}, seed)  # after the fix: a patch it left behind shows here
+    result = {"fix": fix, "given": given, "printed": printed.getvalue()[-PRINTED_LIMIT:], "raised": raised}
+    torch.save(result | {"ran": sorted(answers)}, out)

@@ -1,0 +1,65 @@
+"""Part 2's hidden runs as notebook cells for a kernel that cannot import the course.
+
+The kernel that runs part-2 answers sees the toolkit and torch, never the course package (the
+sandbox hides it: no catalogue, reference, draw or grader to import). So everything it needs is
+sent in the cells as plain text: the run's harness (challenge/fixrun.py, its source), the broken
+code of each hidden run (rendered here, compiled there under a fresh random file name), the seed and
+where to write. What it writes is replayed by the grader in its own process (judging.py).
+"""
+
+from __future__ import annotations
+
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+from autograd_course.challenge.answer_source import AnswerSource
+from autograd_course.challenge.catalogue import render
+from autograd_course.challenge.hidden import hidden_path, hidden_runs
+from autograd_course.fixing import fixrun
+
+__all__ = ["HARNESS", "fix_cells", "run_apart", "run_here"]
+
+HARNESS = "fixrun"  # the name the harness module has in the kernel
+
+
+def _harness_cell() -> str:
+    source = Path(fixrun.__file__).read_text(encoding="utf-8")
+    return (
+        "import types as _types\n"
+        f"_fixrun = _types.ModuleType({HARNESS!r})\n"
+        f"exec(compile({source!r}, {HARNESS + '.py'!r}, 'exec'), _fixrun.__dict__)\n"
+        "del _types"
+    )
+
+
+def fix_cells(sources: dict[tuple[str, int], AnswerSource], learner: str | None, export_dir: Path) -> list:
+    """The harness cell, then one cell per part-2 answer and hidden run ([] when none is answered)."""
+    calls = []
+    for (ex_id, part), answer in sorted(sources.items()):
+        if part != 2 or not answer.source:
+            continue
+        for k, (variant, seed) in enumerate(hidden_runs(learner, ex_id, 2)):
+            out = str(hidden_path(export_dir, ex_id, 2, k))
+            name = f"<broken code {secrets.token_hex(8)}>"
+            call = f"_fixrun.run_fix({answer.source!r}, {render(variant)!r}, {name!r}, {seed}, {out!r})"
+            calls.append(nbformat.v4.new_code_cell(call))
+    return [nbformat.v4.new_code_cell(_harness_cell()), *calls] if calls else []
+
+
+def run_here(ex_id: str, learner: str | None, source: str, export_dir: Path) -> None:
+    """Part 2's hidden runs of one answer in this process (tests; no sandbox, the course importable)."""
+    for k, (variant, seed) in enumerate(hidden_runs(learner, ex_id, 2)):
+        name = f"<broken code {secrets.token_hex(8)}>"
+        fixrun.run_fix(source, render(variant), name, seed, str(hidden_path(export_dir, ex_id, 2, k)))
+
+
+def run_apart(ex_id: str, learner: str | None, source: str, export_dir: Path, timeout: float = 300) -> None:
+    """Part 2's hidden runs of one answer in a fresh Python process (tests: what the grader's kernel
+    runs, without a kernel or sandbox), so what the answer patches never reaches this process."""
+    answer = AnswerSource(2, source)
+    code = "\n".join(c.source for c in fix_cells({(ex_id, 2): answer}, learner, export_dir))
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=timeout, capture_output=True)

@@ -1,0 +1,62 @@
+"""Part 2's runs happen where the course cannot be reached: the sandbox shows the toolkit and torch,
+never the course package (no catalogue, reference fix, draw or grader to import), and the harness
+arrives as source. Plain processes in bubblewrap, no kernel: the same mounts a grading kernel gets."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from autograd_course.execution.sandbox import Sandbox, bwrap_problem, course_import_path, release_cgroup
+from autograd_course.grading.fixcells import fix_cells
+from autograd_course.grading.grade import part_sandbox
+
+
+@pytest.fixture
+def bwrap() -> None:
+    """Skip without a usable bubblewrap, unless AUTOGRAD_COURSE_REQUIRE_SANDBOX=1 (CI): then fail."""
+    problem = bwrap_problem()
+    if problem and os.environ.get("AUTOGRAD_COURSE_REQUIRE_SANDBOX") == "1":
+        pytest.fail(f"bubblewrap is required here (AUTOGRAD_COURSE_REQUIRE_SANDBOX=1) but: {problem}")
+    if problem:
+        pytest.skip(f"bubblewrap is not usable here: {problem}")
+
+
+def _in_sandbox(box: Sandbox, code: str, scratch) -> subprocess.CompletedProcess:
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": course_import_path(), "HOME": str(scratch)}
+    cmd = box.wrap([sys.executable, "-c", code], scratch, scratch)
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    finally:
+        release_cgroup(scratch)
+
+
+def test_part_two_runs_where_the_course_cannot_be_imported(bwrap, tmp_path):
+    probe = (
+        "import helpers, torch\n"
+        "try:\n    import autograd_course.challenge.catalogue\nexcept ImportError as exc:\n"
+        "    print('refused', type(exc).__name__)\nelse:\n    print('imported')\n"
+    )
+    part1 = _in_sandbox(part_sandbox(Sandbox("bwrap"), 1), probe, tmp_path)
+    part2 = _in_sandbox(part_sandbox(Sandbox("bwrap"), 2), probe, tmp_path)
+    assert "imported" in part1.stdout, part1.stderr[-800:]  # part 1's harness still needs it
+    assert "refused" in part2.stdout, part2.stdout + part2.stderr[-800:]
+
+
+def test_part_two_cells_need_nothing_but_the_toolkit(bwrap, tmp_path):
+    """The harness and a hidden run, as the grader sends them, run and write their numbers there."""
+    from autograd_course.challenge.answer_source import answer_source
+
+    fix = "def fixed_compute_loss(model, inputs, targets):\n    return F.mse_loss(model(inputs), targets)\n"
+    cells = fix_cells({("A", 2): answer_source(fix, 2)}, None, tmp_path)
+    # what an answer could reach through torch.sys.modules: nothing of the course is loaded
+    probe = "\nimport torch\nprint('course:', sorted(m for m in torch.sys.modules if 'autograd_course' in m))"
+    done = _in_sandbox(
+        part_sandbox(Sandbox("bwrap"), 2), "\n".join(c.source for c in cells) + probe, tmp_path
+    )
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert "course: []" in done.stdout
+    assert sorted(p.name for p in tmp_path.glob("*.pt")) == ["A-part2-hidden0.pt", "A-part2-hidden1.pt"]
