@@ -66,7 +66,7 @@ def test_a_graded_class_from_release_to_the_regraded_exports(tmp_path, capsys):
         assert COMMENT in (out / "feedback" / "bob.md").read_text()
         audit = (out / "audit" / "ada.html").read_text()
         assert "What the grader ran" in audit and "seed" in audit
-        assert audit.count("shown by evidence computed on this run") == 2  # part 1's two hidden runs
+        assert audit.count("proved by values this run of the broken code produced") == 2  # two hidden runs
         summary = (out / "summary.md").read_text()
         assert "notebook(s) with no answer, never run, no learner id stamped" in summary
     bob = [r for r in json.loads((out / "results.json").read_text()) if r["student"] == "bob"]

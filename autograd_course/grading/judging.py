@@ -45,12 +45,18 @@ def _raised(error: dict | None) -> str:
     return f"your answer cell raised {error['name']}{where}: {error['message']}"
 
 
-def _evidence_row(k: int, verdict: Verdict, run: dict) -> dict:
+def _evidence_row(k: int, verdict: Verdict | None, run: dict) -> dict:
+    """One hidden run's row of part 1's trail; verdict None: the answer set nothing, so nothing was judged."""
     where = "your own code" if k == 0 else "your bug in another code shape"
+    if verdict is None:
+        status, measured = "not_run", ""
+    else:
+        status = "passed" if verdict.outcome is Outcome.CORRECT else "failed"
+        measured = f"stage {run.get('stage')}; {verdict.message}"[:400]
     return {
         "name": f"evidence, hidden run {k + 1} ({where})",
-        "status": "passed" if verdict.outcome is Outcome.CORRECT else "failed",
-        "measured": f"stage {run.get('stage')}; {verdict.message}"[:400],
+        "status": status,
+        "measured": measured,
         "expected": "the stage the bug breaks, proved by values this run of the broken code produced",
     }
 
@@ -63,15 +69,18 @@ def _part1(ex_id: str, learner: str | None, runs: list[dict]) -> tuple[Verdict, 
             f"hidden run {k + 1} of {len(hidden)} (seed withheld)"
             for k, (v, _) in enumerate(hidden)
         ],
-        "printed": "\n".join(str(r.get("printed") or "") for r in runs)[-4000:],
+        "printed": "".join(str(r.get("printed") or "") for r in runs)[-4000:],
         "returned": "; ".join(
-            f"run {k + 1}: stage {r.get('stage')}, evidence {sorted(r.get('summary') or {})}"
+            f"run {k + 1}: {_raised(r.get('error'))}"
+            if r.get("error")
+            else f"run {k + 1}: stage {r.get('stage')}, evidence {sorted(r.get('summary') or {})}"
             for k, r in enumerate(runs)
         )[:2000],
         "checks": [],
     }
     if all(r.get("not_attempted") for r in runs):
         if raised := _raised(runs[0].get("error")):
+            trail["checks"] = [_evidence_row(k, None, {}) for k in range(len(hidden))]
             return Verdict(ex_id, 1, Outcome.INCORRECT, raised), [], trail | {"error": raised}
         return (
             Verdict(ex_id, 1, Outcome.NOT_ATTEMPTED, "stage and evidence are still placeholders"),
@@ -102,7 +111,17 @@ def _described(run: dict) -> str:
     losses = fix.get("losses") or []
     if not losses:
         return "no training"
-    return f"{len(losses)} steps, loss {losses[0]:.4g} -> {losses[-1]:.4g}, parameters {fix.get('names')}"
+    return f"{len(losses)} steps, loss {losses[0]:.4g} -> {losses[-1]:.4g}{_unmoved(fix)}"
+
+
+def _unmoved(fix: dict) -> str:
+    """The parameters the run's first and last weights hold unchanged, as a clause of the trail."""
+    params = fix.get("params") or []
+    try:
+        same = [n for n in fix.get("names") or [] if torch.equal(params[0][n], params[-1][n])]
+    except (IndexError, KeyError, TypeError, RuntimeError):
+        return ", its weights not readable"
+    return f", never changed: {same}" if same else ", every parameter moved"
 
 
 def _merged(judged: list[FixJudgement]) -> list[dict]:
@@ -122,7 +141,7 @@ def _part2(ex_id: str, learner: str | None, runs: list[dict]) -> tuple[Verdict, 
     hidden = hidden_runs(learner, ex_id, 2)
     trail = {
         "ran": [f"hidden run {k + 1} of {len(hidden)} (seed withheld)" for k in range(len(hidden))],
-        "printed": "\n".join(str(r.get("printed") or "") for r in runs)[-4000:],
+        "printed": "".join(str(r.get("printed") or "") for r in runs)[-4000:],
         "returned": "; ".join(f"run {k + 1}: {_described(r)}" for k, r in enumerate(runs)),
     }
     raised = runs[0].get("raised") if runs else None
