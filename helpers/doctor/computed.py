@@ -66,8 +66,8 @@ CHECKED = {
     "LOSS_NOT_IN_GRAPH": "loss targets that require grad, sigmoid or softmax outputs fed to a loss that "
     "applies it, constant terms added to the loss",
     "BACKWARD_FAILED": "the warnings the step raised (a loss that broadcasts)",
-    "GRAD_MAGNITUDE": "torch.nn.utils clip calls: what they received, and whether optimizer.step() had "
-    "already run",
+    "GRAD_MAGNITUDE": "torch.nn.utils clip calls: what they received, whether backward() had run before "
+    "them and whether optimizer.step() had already run",
     "PARAMS_UNREGISTERED": "modules registered under several names, buffers named as weights that a "
     "linear, convolution or embedding used as its weight",
     "NOT_IN_OPTIMIZER": "leaves of the loss's graph outside the model that no optimizer holds",
