@@ -265,6 +265,16 @@ def _walk_checklist(facts: StepFacts) -> tuple[Stage, Finding]:
     return Stage.OK, Finding([], advice=ADVICE[Stage.OK])
 
 
+def _reports(run: _Run, saved: TrainingState, ev: Any) -> dict[str, Any]:
+    """The reports behind the evidence: gradients, parameter changes, non-finite values."""
+    has_params = next(run.model.parameters(), None) is not None  # a model of copies has none
+    return {
+        "gradients": classify_parameter_gradients(run.model, run.optimizer) if has_params else None,
+        "changes": _changes(run.model, saved) if has_params else None,
+        "non_finite": ev.watch,
+    }
+
+
 def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: int) -> Diagnosis | None:
     """Run and check one step; the Diagnosis when a stage fails or this is the last step, else None."""
     epoch = _epoch(run.schedulers)
@@ -302,12 +312,7 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
         run.notes += _notes(ev, step, facts)
     if stage is Stage.OK and step < run.steps:
         return None
-    has_params = next(run.model.parameters(), None) is not None  # a model of copies has none
-    reports = {
-        "gradients": classify_parameter_gradients(run.model, run.optimizer) if has_params else None,
-        "changes": _changes(run.model, saved) if has_params else None,
-        "non_finite": ev.watch,
-    }
+    reports = _reports(run, saved, ev)
     lines = [e for e in finding.evidence if e] or [f"{run.steps} step(s) ran; losses {_losses(run.losses)}"]
     if run.compiled or bool(ev.watch and ev.watch.compiled):
         run.notes.append(_EAGER)
