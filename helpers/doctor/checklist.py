@@ -44,6 +44,7 @@ class Finding:
     evidence: list[str]
     names: list[str] = field(default_factory=list)
     advice: str | None = None  # advice for this finding, in place of the stage's
+    summary: str | None = None  # what was found, in place of the stage's description in the headline
 
     def __repr__(self) -> str:
         return f"Finding({self.evidence!r}, names={self.names!r})"
@@ -159,10 +160,15 @@ def _made_by_step(f: StepFacts) -> list[str]:
     return [n for n in ev.bad_after if n not in ev.bad_before]
 
 
+_WRITTEN = "optimizer.step() wrote NaN or Inf into the parameters, from a finite loss and finite gradients"
+
+
 def _forward_finite(f: StepFacts) -> Finding | None:
     if f.bad_at_start:
         lines, advice = made_non_finite(f, f.bad_at_start, at_start=True)
-        return Finding(lines, f.bad_at_start, advice)
+        return Finding(
+            lines, f.bad_at_start, advice, "the parameters already held NaN or Inf when diagnose began"
+        )
     watch = f.ev.watch
     forward = [e for e in watch.events if e.phase == "forward"] if watch else []
     loss_bad = f.ev.loss_value is not None and not math.isfinite(f.ev.loss_value)
@@ -172,7 +178,7 @@ def _forward_finite(f: StepFacts) -> Finding | None:
         made = _made_by_step(f) if f.ev.loss_value is not None else []
         if made:
             lines, advice = made_non_finite(f, made, at_start=False)
-            return Finding(lines, made, advice)
+            return Finding(lines, made, advice, _WRITTEN)
         return None
     lines = [loss_text(f.ev)]
     if forward:

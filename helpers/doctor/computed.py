@@ -17,7 +17,8 @@ from helpers.doctor.targets import logits_lines, target_lines
 
 __all__ = ["CHECKED", "clipping", "eval_mode", "loss_content", "outside", "shared", "step_warnings"]
 
-Found = tuple[list[str], list[str], str] | None
+# (evidence, names, advice), and what was found when the stage's own description does not say it
+Found = tuple[list[str], list[str], str] | tuple[list[str], list[str], str, str] | None
 
 
 def eval_mode(f: Any) -> Found:
@@ -34,7 +35,7 @@ def loss_content(f: Any) -> Found:
     return (
         target_lines(calls, f.intended)
         or logits_lines(calls)
-        or dead_term_lines(f.ev.loss, trace.losses.constants)
+        or dead_term_lines(f.ev.loss, trace.losses.constants, [n for n in f.trainable if n not in f.got])
     )
 
 
@@ -43,7 +44,7 @@ def step_warnings(f: Any) -> Found:
 
 
 def clipping(f: Any) -> Found:
-    return clip_lines(f.ev.trace.clips) if f.ev.trace else None
+    return clip_lines(f.ev.trace.clips, f.ev.trace.order) if f.ev.trace else None
 
 
 def shared(f: Any) -> Found:
@@ -65,8 +66,8 @@ CHECKED = {
     "LOSS_NOT_IN_GRAPH": "loss targets that require grad, sigmoid or softmax outputs fed to a loss that "
     "applies it, constant terms added to the loss",
     "BACKWARD_FAILED": "the warnings the step raised (a loss that broadcasts)",
-    "GRAD_MAGNITUDE": "torch.nn.utils clip calls: what they received, and whether optimizer.step() had "
-    "already run",
+    "GRAD_MAGNITUDE": "torch.nn.utils clip calls: what they received, whether backward() had run before "
+    "them and whether optimizer.step() had already run",
     "PARAMS_UNREGISTERED": "modules registered under several names, buffers named as weights that a "
     "linear, convolution or embedding used as its weight",
     "NOT_IN_OPTIMIZER": "leaves of the loss's graph outside the model that no optimizer holds",

@@ -16,7 +16,7 @@ from helpers._table import STATUS_COLOURS
 from helpers._validate import require_module
 from helpers._walk import stray_tensors
 from helpers.doctor.carried import carried_graphs, graph_attributes, replaced_after_wrapping
-from helpers.doctor.checklist import ADVICE, CHECKLIST, StepFacts, frozen_match
+from helpers.doctor.checklist import ADVICE, CHECKLIST, Finding, StepFacts, frozen_match
 from helpers.doctor.compiled import run_eagerly, unwrap_compiled
 from helpers.doctor.coverage import coverage
 from helpers.doctor.discover import find_optimizers, find_scalers, find_schedulers
@@ -65,6 +65,12 @@ class Diagnosis:
     error: BaseException | None = None  # the autograd error train_step raised, if any
     checked: list[str] = field(default_factory=list)  # when OK: every check that ran, and what it read
     not_run: list[str] = field(default_factory=list)  # when OK: the checks that had nothing to read, and why
+    summary: str = ""  # what was found, when the stage's own description does not say it
+
+    @property
+    def headline(self) -> str:
+        """What failed, in words: the finding's own summary, or the stage's description."""
+        return self.summary or self.stage.value
 
     @property
     def ok(self) -> bool:
@@ -73,7 +79,7 @@ class Diagnosis:
 
     def _headline(self) -> str:
         where = f" at step {self.step} of {self.steps}" if self.step else f" ({self.steps} steps)"
-        return f"Diagnosis: {self.stage.name}{where}: {self.stage.value}"
+        return f"Diagnosis: {self.stage.name}{where}: {self.headline}"
 
     def _error_text(self) -> str:
         return f"{type(self.error).__name__}: {self.error}" if self.error is not None else ""
@@ -99,7 +105,7 @@ class Diagnosis:
         items = "".join(f"<li>{html.escape(e)}</li>" for e in self.evidence)
         return (
             f"<div class='autograd-diagnosis'><p style='background:{colour};padding:4px'>"
-            f"<b>{html.escape(self.stage.name)}</b> {html.escape(self.stage.value)}"
+            f"<b>{html.escape(self.stage.name)}</b> {html.escape(self.headline)}"
             f"{html.escape(f' (step {self.step} of {self.steps})' if self.step else '')}</p>"
             f"<p><b>evidence</b></p><ul>{items}</ul>"
             f"<p><b>advice</b>: {html.escape(self.advice)}</p>"
@@ -249,13 +255,24 @@ class _Run:
     advanced: list[int] = field(default_factory=list)  # scheduler steps each call of train_step took
 
 
-def _walk_checklist(facts: StepFacts) -> tuple[Stage, list[str], list[str], str]:
-    """The first stage whose check finds something, with its evidence, names and advice; OK if none."""
+def _walk_checklist(facts: StepFacts) -> tuple[Stage, Finding]:
+    """The first stage whose check finds something, with its finding (advice filled in); OK if none."""
     for entry in CHECKLIST:
         finding = entry.check(facts)
         if finding is not None:
-            return entry.stage, finding.evidence, finding.names, finding.advice or ADVICE[entry.stage]
-    return Stage.OK, [], [], ADVICE[Stage.OK]
+            finding.advice = finding.advice or ADVICE[entry.stage]
+            return entry.stage, finding
+    return Stage.OK, Finding([], advice=ADVICE[Stage.OK])
+
+
+def _reports(run: _Run, saved: TrainingState, ev: Any) -> dict[str, Any]:
+    """The reports behind the evidence: gradients, parameter changes, non-finite values."""
+    has_params = next(run.model.parameters(), None) is not None  # a model of copies has none
+    return {
+        "gradients": classify_parameter_gradients(run.model, run.optimizer) if has_params else None,
+        "changes": _changes(run.model, saved) if has_params else None,
+        "non_finite": ev.watch,
+    }
 
 
 def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: int) -> Diagnosis | None:
@@ -288,35 +305,31 @@ def _step(run: _Run, saved: TrainingState, train_step: Callable[[], Any], step: 
         conditional=run.conditional, optimizers=run.optimizers,
         intended=run.intended, held=modules.held, final=step == run.steps,
     )  # fmt: skip
-    stage, evidence, names, advice = _walk_checklist(facts)
+    stage, finding = _walk_checklist(facts)
     if stage is Stage.GRAD_NON_FINITE and ev.scale is not None:  # the finding counts the skips
         run.notes = [n for n in run.notes if "GradScaler skipped" not in n]
     else:
         run.notes += _notes(ev, step, facts)
     if stage is Stage.OK and step < run.steps:
         return None
-    has_params = next(run.model.parameters(), None) is not None  # a model of copies has none
-    reports = {
-        "gradients": classify_parameter_gradients(run.model, run.optimizer) if has_params else None,
-        "changes": _changes(run.model, saved) if has_params else None,
-        "non_finite": ev.watch,
-    }
-    lines = [e for e in evidence if e] or [f"{run.steps} step(s) ran; losses {_losses(run.losses)}"]
+    reports = _reports(run, saved, ev)
+    lines = [e for e in finding.evidence if e] or [f"{run.steps} step(s) ran; losses {_losses(run.losses)}"]
     if run.compiled or bool(ev.watch and ev.watch.compiled):
         run.notes.append(_EAGER)
     checked, not_run = coverage(facts, CHECKLIST) if stage is Stage.OK else ([], [])
     return Diagnosis(
         stage=stage,
         evidence=lines + run.notes,
-        advice=advice,
+        advice=finding.advice,
         step=None if stage is Stage.OK else step,
         steps=run.steps,
-        names=names,
+        names=finding.names,
         losses=run.losses,
         reports=reports,
         error=ev.error,
         checked=checked,
         not_run=not_run,
+        summary=finding.summary or "",
     )
 
 

@@ -25,8 +25,9 @@ def _trains_around(model: nn.Module, name: str, trainable: set[str]) -> bool:
 
 def eval_lines(
     ran: dict[str, str], model: nn.Module, trainable: Iterable[str], intended: Iterable[str]
-) -> tuple[list[str], list[str], str] | None:
-    """(evidence, names, advice) for mode-dependent modules that ran in eval mode in a training step."""
+) -> tuple[list[str], list[str], str, str] | None:
+    """(evidence, names, advice, summary) for mode-dependent modules that ran in eval mode in a training
+    step."""
     trainable = set(trainable)
     names = [n for n in ran if not is_intended(n, intended) and _trains_around(model, n, trainable)]
     if not names:
@@ -43,4 +44,5 @@ def eval_lines(
         "Call model.train() at the start of every training step (or after each validation run), and "
         f"model.eval() only around validation; {how_to_mark(names)} (BatchNorm frozen on purpose)."
     )
-    return lines, names, advice
+    summary = "modules ran in eval mode (module.training is False) during a training step; grad mode was on"
+    return lines, names, advice, summary

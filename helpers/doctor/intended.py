@@ -14,6 +14,6 @@ def is_intended(name: str, intended: Iterable[str]) -> bool:
 
 
 def how_to_mark(names: Iterable[str]) -> str:
-    """How to say that this finding is intended."""
-    shown = ", ".join(repr(n) for n in list(names)[:4])
+    """How to say that this finding is intended: every name, so the call can be copied as it is."""
+    shown = ", ".join(repr(n) for n in names)
     return f"if this is intended, say so: diagnose(..., intended=[{shown}]) and this check stays quiet"

@@ -45,6 +45,9 @@ class ClipCall:
     with_grad: int  # of those, how many held a .grad
     after_step: bool  # an optimizer.step() ran after the last backward, before this call
     where: str
+    before_backward: bool = False  # no backward had run yet in this step
+    at: int = 0  # how many backward() and step() calls of the step had run before it
+    nonzero: int = 0  # of those with a .grad, how many held a non-zero one (counted before backward only)
 
     def __repr__(self) -> str:
         return f"ClipCall({self.function}, {self.received} tensors, after_step={self.after_step})"
@@ -87,8 +90,12 @@ class StepTrace:
             given = kwargs.pop("parameters") if "parameters" in kwargs else args[0]
             params = [given] if isinstance(given, torch.Tensor) else list(given)
             after = "step" in self.order and self.order[-1] == "step"
-            with_grad = sum(1 for p in params if getattr(p, "grad", None) is not None)
-            self.clips.append(ClipCall(name, len(params), with_grad, after, user_line()))
+            grads = [g for g in (getattr(p, "grad", None) for p in params) if g is not None]
+            early = "backward" not in self.order
+            nonzero = sum(1 for g in grads if bool(g.any())) if early else len(grads)
+            self.clips.append(
+                ClipCall(name, len(params), len(grads), after, user_line(), early, nonzero, len(self.order))
+            )
             self._clipping = True
             try:
                 return original(params, *args[1:], **kwargs)
