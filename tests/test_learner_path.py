@@ -110,7 +110,9 @@ def test_progress_shows_each_lessons_activities_and_the_time_left(ws, capsys):
     assert f"{states['02'].total}/{states['02'].total} activities" in row_02 and row_02.endswith("done")
     row_05 = next(line for line in out.splitlines() if line.startswith("  05  "))
     assert f"1/{states['05'].total} activities" in row_05 and row_05.endswith("opened")
-    assert f"0/{states['00'].total} activities" in next(line for line in out.splitlines() if line.startswith("  00  "))
+    assert f"0/{states['00'].total} activities" in next(
+        line for line in out.splitlines() if line.startswith("  00  ")
+    )
 
     def left(text: str) -> int:
         line = next(line for line in text.splitlines() if line.startswith("Time left"))

@@ -27,6 +27,7 @@ import helpers
 from autograd_course.challenge.catalogue import exercise, render
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.parts import PARTS
+from autograd_course.challenge.secret import graded_key
 from autograd_course.course import course_map_text
 from autograd_course.graded import VARIANTS_FILE, learner_key
 from autograd_course.modes import GRADED
@@ -99,14 +100,15 @@ def learner_modules(root: Path) -> dict[str, Path]:
         dropped |= more
 
 
-def variants_data(exercise_ids: list[str], roster_ids: list[str]) -> dict:
-    """Each learner's broken code and hints per exercise, keyed by a salted hash of the id."""
+def variants_data(exercise_ids: list[str], roster_ids: list[str], secret: str) -> dict:
+    """Each learner's broken code and hints per exercise, drawn by the learner's graded key (the
+    release's secret and the id), keyed by a salted hash of the id."""
     salt = secrets.token_hex(16)
     learners = {}
     for learner in roster_ids:
         entry = {}
         for ex_id in exercise_ids:
-            variant = variant_for(learner, ex_id)
+            variant = variant_for(graded_key(secret, learner), ex_id)
             entry[ex_id] = {
                 "code": render(variant),
                 "hints1": list(PARTS[1].hints(variant)),
@@ -213,8 +215,11 @@ def _write_course(out: Path) -> list[Path]:
     return [*written, target / "pyproject.toml"]
 
 
-def make_graded_release(out: Path, exercise_notebooks: list[Path], roster_ids: list[str]) -> list[Path]:
-    """Write the graded exercises, their variants file and the learner's install into out."""
+def make_graded_release(
+    out: Path, exercise_notebooks: list[Path], roster_ids: list[str], secret: str
+) -> list[Path]:
+    """Write the graded exercises, their variants file (drawn with the release's secret, which is not
+    written here) and the learner's install into out."""
     if not roster_ids:
         raise ValueError("a graded release draws a variant per learner: pass --roster with the class's ids")
     written = []
@@ -228,6 +233,6 @@ def make_graded_release(out: Path, exercise_notebooks: list[Path], roster_ids: l
         ids.append(ex_id)
         nbformat.write(what_graded_shows(graded_notebook(nb, ex_id)), folder / path.name)
         written.append(folder / path.name)
-    (folder / VARIANTS_FILE).write_text(json.dumps(variants_data(ids, roster_ids)), encoding="utf-8")
+    (folder / VARIANTS_FILE).write_text(json.dumps(variants_data(ids, roster_ids, secret)), encoding="utf-8")
     (out / "README.md").write_text(graded_readme(len(ids)), encoding="utf-8")
     return [*written, folder / VARIANTS_FILE, *_write_course(out)]
