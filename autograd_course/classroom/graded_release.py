@@ -26,7 +26,7 @@ import autograd_course
 import helpers
 from autograd_course.challenge.catalogue import exercise, render
 from autograd_course.challenge.draw import variant_for
-from autograd_course.challenge.parts import PARTS
+from autograd_course.challenge.graded_hints import graded_hints
 from autograd_course.challenge.secret import graded_key
 from autograd_course.course import course_map_text
 from autograd_course.graded import VARIANTS_FILE, learner_key
@@ -111,8 +111,8 @@ def variants_data(exercise_ids: list[str], roster_ids: list[str], secret: str) -
             variant = variant_for(graded_key(secret, learner), ex_id)
             entry[ex_id] = {
                 "code": render(variant),
-                "hints1": list(PARTS[1].hints(variant)),
-                "hints2": list(PARTS[2].hints(variant)),
+                "hints1": list(graded_hints(variant, 1)),
+                "hints2": list(graded_hints(variant, 2)),
             }
         learners[learner_key(salt, learner)] = entry
     return {"salt": salt, "learners": learners}
