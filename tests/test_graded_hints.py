@@ -8,10 +8,11 @@ import re
 
 from autograd_course.challenge.catalogue import BUGS, drawable_bugs
 from autograd_course.challenge.graded_hints import graded_hints
-from autograd_course.challenge.secret import new_secret
+from autograd_course.challenge.secret import learner_token, new_secret
 from autograd_course.challenge.variants import Variant
 from autograd_course.classroom.graded_release import variants_data
 from autograd_course.exercises import EXERCISES
+from autograd_course.sealed import entry_key, unseal
 from helpers import Stage
 
 
@@ -42,10 +43,10 @@ def test_no_graded_hint_names_a_stage():
 
 
 def test_the_hints_a_release_ships_name_no_stage():
-    data = variants_data(sorted(EXERCISES), ["ada", "bob", "cy"], new_secret())
-    hints = [
-        h for entry in data["learners"].values() for ex in entry.values() for h in ex["hints1"] + ex["hints2"]
-    ]
+    secret, ids = new_secret(), ["ada", "bob", "cy"]
+    data = variants_data(sorted(EXERCISES), ids, secret)
+    entries = [unseal(data["learners"][entry_key(t)], t) for t in (learner_token(secret, i) for i in ids)]
+    hints = [h for entry in entries for ex in entry.values() for h in ex["hints1"] + ex["hints2"]]
     assert hints and [h for h in hints if _names_a_stage(h)] == []
 
 

@@ -89,6 +89,9 @@ def test_a_graded_notebook_gives_a_format_check_and_never_a_verdict(release, mon
     data = json.loads((folder / "graded-variants.json").read_text())
     assert "alice" not in json.dumps(data) and len(data["learners"]) == len(LEARNERS)
     monkeypatch.setenv("AUTOGRAD_COURSE_LEARNER", "alice")
+    monkeypatch.setenv(
+        "AUTOGRAD_COURSE_TOKEN", json.loads((release / "out.tokens.json").read_text())["alice"]
+    )
     ns: dict = {"seed": 0, "device": "cpu"}
     ex = challenge("A", ns, folder)
     assert ex.code() == __import__("autograd_course.challenge.catalogue", fromlist=["render"]).render(

@@ -15,12 +15,13 @@ import pytest
 from autograd_course.challenge.catalogue import render
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.hidden import hidden_runs
-from autograd_course.challenge.secret import SecretError, graded_key, read_secret
+from autograd_course.challenge.secret import SecretError, graded_key, learner_token, read_secret
 from autograd_course.cli import main
 from autograd_course.exercises import EXERCISES
-from autograd_course.graded import VARIANTS_FILE, learner_key
+from autograd_course.graded import TOKEN_ENV, VARIANTS_FILE, challenge
 from autograd_course.grading.grade import NEEDS_SECRET, Record, Submission, _prepared
 from autograd_course.grading.gradescope import bundled_secret
+from autograd_course.sealed import entry_key, unseal
 
 IDS = ("ada", "bob", "cy", "dee")
 
@@ -34,8 +35,10 @@ def release(tmp_path_factory) -> Path:
 
 
 def _entries(release: Path) -> dict:
+    """Each learner's entry, opened with the token the release gave them (OUT.tokens.json)."""
     data = json.loads((release / "student" / "exercises" / VARIANTS_FILE).read_text())
-    return {i: data["learners"][learner_key(data["salt"], i)] for i in IDS}
+    tokens = json.loads((release / "student.tokens.json").read_text())
+    return {i: unseal(data["learners"][entry_key(tokens[i])], tokens[i]) for i in IDS}
 
 
 def test_the_secret_is_written_beside_the_release_never_in_it(release):
@@ -44,7 +47,9 @@ def test_the_secret_is_written_beside_the_release_never_in_it(release):
     assert len(secret) == 64 and stat.S_IMODE(path.stat().st_mode) == 0o600
     shipped = [p for p in (release / "student").rglob("*") if p.is_file()]
     assert shipped and not [p for p in shipped if secret in p.read_text(errors="ignore")]
-    assert json.loads(path.read_text())["tokens"]["ada"] == graded_key(secret, "ada")
+    tokens = json.loads((release / "student.tokens.json").read_text())
+    assert tokens["ada"] == learner_token(secret, "ada") != graded_key(secret, "ada")
+    assert stat.S_IMODE((release / "student.tokens.json").stat().st_mode) == 0o600
 
 
 def test_a_re_release_keeps_the_secret_and_every_variant(release, tmp_path):
@@ -124,3 +129,26 @@ def test_the_gradescope_bundle_s_secret_is_read_back(release, tmp_path):
     (tmp_path / "source").mkdir()
     shutil.copy(release / "student.secret.json", tmp_path / "source" / "release-secret.json")
     assert bundled_secret(tmp_path) == read_secret(release / "student.secret.json")
+
+
+def test_the_variants_file_opens_only_with_the_learners_own_token(release, monkeypatch):
+    """The attack: a learner with the shipped file and a classmate's id reads the classmate's entry."""
+    folder = release / "student" / "exercises"
+    data = json.loads((folder / VARIANTS_FILE).read_text())
+    text = json.dumps(data)
+    assert "salt" not in data and not [i for i in IDS if f'"{i}"' in text]
+    assert all(entry_key(i) not in data["learners"] for i in IDS)  # the id is no key
+    tokens = json.loads((release / "student.tokens.json").read_text())
+    ada = data["learners"][entry_key(tokens["ada"])]
+    assert "broken_setup" not in text and "def " not in text  # sealed: no code readable as is
+    with pytest.raises(ValueError, match="does not open"):
+        unseal(ada, tokens["bob"])  # bob's token does not open ada's entry
+    monkeypatch.setenv("AUTOGRAD_COURSE_LEARNER", "bob")
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    with pytest.raises(LookupError, match=TOKEN_ENV):
+        challenge("A", {}, folder)  # the id alone opens nothing
+    monkeypatch.setenv(TOKEN_ENV, tokens["ada"])
+    assert challenge("A", {}, folder).code() == _entries(release)["ada"]["A"]["code"]
+    monkeypatch.setenv(TOKEN_ENV, graded_key(read_secret(release / "student.secret.json"), "ada"))
+    with pytest.raises(LookupError, match="no entry for your token"):
+        challenge("A", {}, folder)  # a draw key is no token either

@@ -16,7 +16,7 @@ import json
 import secrets
 from pathlib import Path
 
-__all__ = ["SecretError", "graded_key", "new_secret", "read_secret", "write_secret"]
+__all__ = ["SecretError", "graded_key", "learner_token", "new_secret", "read_secret", "write_secret"]
 
 _FORMAT = "autograd-course release secret"
 
@@ -37,9 +37,15 @@ def graded_key(secret: str, learner: str) -> str:
     return hmac.new(secret.encode(), learner.strip().encode(), hashlib.sha256).hexdigest()
 
 
-def write_secret(path: Path, secret: str, tokens: dict[str, str]) -> Path:
-    """Write the instructor's secret file (the secret, each learner's key), for its owner only."""
-    data = {"format": _FORMAT, "secret": secret, "tokens": tokens}
+def learner_token(secret: str, learner: str) -> str:
+    """The token that opens one learner's sealed entry (autograd_course/sealed.py): HMAC(secret, ...) of
+    the id, distinct from graded_key, so a learner who holds it still cannot compute their hidden seeds."""
+    return graded_key(secret, f"entry token\x1f{learner.strip()}")
+
+
+def write_secret(path: Path, secret: str) -> Path:
+    """Write the instructor's secret file, readable by its owner only."""
+    data = {"format": _FORMAT, "secret": secret}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch(mode=0o600, exist_ok=True)
     path.chmod(0o600)

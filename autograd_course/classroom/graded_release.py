@@ -4,7 +4,7 @@
 - exercises/: the challenge notebooks stamped graded; they import autograd_course.graded (format
   checks and hints, no solution, no verdict) and not the doctor;
 - exercises/graded-variants.json: each learner's broken code and hints, rendered here by the
-  instructor's install, keyed by a salted hash of the id (no bug name, stage, proof or repair);
+  instructor's install, each sealed with that learner's token (sealed.py; no bug, stage, proof, repair);
 - course/: the learner's install (`pip install ./course`): the toolkit and the course package without
   the challenge's catalogue, draw, proofs and repairs and without the grader, and without every module
   that imports them. Lessons and their activities stay (they are practice).
@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import json
 import re
-import secrets
 import shutil
 from importlib.metadata import metadata, requires
 from pathlib import Path
@@ -27,11 +26,12 @@ import helpers
 from autograd_course.challenge.catalogue import exercise, render
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.graded_hints import graded_hints
-from autograd_course.challenge.secret import graded_key
+from autograd_course.challenge.secret import graded_key, learner_token
 from autograd_course.course import course_map_text
-from autograd_course.graded import VARIANTS_FILE, learner_key
+from autograd_course.graded import VARIANTS_FILE
 from autograd_course.modes import GRADED
 from autograd_course.protocol import META_KEY
+from autograd_course.sealed import entry_key, seal
 
 __all__ = [
     "ANSWER_MODULES",
@@ -101,9 +101,9 @@ def learner_modules(root: Path) -> dict[str, Path]:
 
 
 def variants_data(exercise_ids: list[str], roster_ids: list[str], secret: str) -> dict:
-    """Each learner's broken code and hints per exercise, drawn by the learner's graded key (the
-    release's secret and the id), keyed by a salted hash of the id."""
-    salt = secrets.token_hex(16)
+    """Each learner's broken code and hints per exercise, drawn by the learner's graded key, sealed
+    with the learner's token and stored under its entry key (autograd_course/sealed.py): no id, no
+    salt, nothing that opens another learner's entry."""
     learners = {}
     for learner in roster_ids:
         entry = {}
@@ -114,8 +114,9 @@ def variants_data(exercise_ids: list[str], roster_ids: list[str], secret: str) -
                 "hints1": list(graded_hints(variant, 1)),
                 "hints2": list(graded_hints(variant, 2)),
             }
-        learners[learner_key(salt, learner)] = entry
-    return {"salt": salt, "learners": learners}
+        token = learner_token(secret, learner)
+        learners[entry_key(token)] = seal(entry, token)
+    return {"format": 2, "learners": learners}
 
 
 _INTRO = re.compile(r"Stuck\? .*", re.DOTALL)

@@ -2,16 +2,18 @@
 
 The release folder is what learners pull, so the secret never goes in it. By default it is
 `OUT.secret.json` beside OUT; an existing file is reused (a re-release for a changed roster keeps
-every learner's variant), and each roster id's graded key is added to it (the instructor's record).
+every learner's variant). Beside it, `OUT.tokens.json` holds each roster id's token (learner_token),
+which the instructor hands to that learner's kernel (AUTOGRAD_COURSE_TOKEN: docs/classroom.md).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from autograd_course.challenge.secret import SecretError, graded_key, new_secret, read_secret, write_secret
+from autograd_course.challenge.secret import SecretError, learner_token, new_secret, read_secret, write_secret
 
-__all__ = ["default_secret_path", "release_secret"]
+__all__ = ["default_secret_path", "release_secret", "tokens_path"]
 
 
 def default_secret_path(out: Path) -> Path:
@@ -29,5 +31,16 @@ def release_secret(out: Path, path: Path | None, roster_ids: list[str]) -> tuple
     if target.is_relative_to(Path(out).resolve()):
         raise SecretError(f"--secret {target} is inside the release {out}: learners would receive it")
     secret = read_secret(target) if target.exists() else new_secret()
-    write_secret(target, secret, {learner: graded_key(secret, learner) for learner in roster_ids})
+    write_secret(target, secret)
+    tokens = tokens_path(target)
+    if tokens.is_relative_to(Path(out).resolve()):
+        raise SecretError(f"{tokens} is inside the release {out}: learners would receive every token")
+    tokens.touch(mode=0o600, exist_ok=True)
+    tokens.write_text(json.dumps({i: learner_token(secret, i) for i in roster_ids}, indent=1) + "\n")
     return secret, target
+
+
+def tokens_path(secret_path: Path) -> Path:
+    """The learners' tokens file beside the secret file: OUT.secret.json -> OUT.tokens.json."""
+    name = secret_path.name.removesuffix(".json").removesuffix(".secret")
+    return secret_path.with_name(f"{name}.tokens.json")
