@@ -2,7 +2,8 @@
 
 A graded release (`autograd-course release --graded`) ships no catalogue, no reference proof or
 repair and no draw: each learner's broken code and hints are rendered by the instructor's install into
-`graded-variants.json` beside the notebooks, keyed by a salted hash of the learner id. This module
+`graded-variants.json` beside the notebooks, each sealed with that learner's token (sealed.py), which
+only that learner's kernel holds (AUTOGRAD_COURSE_TOKEN, or `token` in course.json). This module
 reads that file and nothing of the challenge package, so it works in a learner install that has no
 answers. Part 1's check looks at the form of an answer only (a Stage, evidence set) and never says
 whether it is right. Part 2's check runs the behaviour checks the grader runs (autograd_course.fixing:
@@ -13,9 +14,9 @@ replaying each update with the code's optimizer, and gives the verdict.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,11 +28,22 @@ from autograd_course.checks.verdict import Outcome, Verdict
 from autograd_course.fixing.fixcheck import CHECKS, judge_trace
 from autograd_course.fixing.fixrun import train
 from autograd_course.learner import read_learner
+from autograd_course.protocol import LEARNER_FILE
+from autograd_course.sealed import entry_key, unseal
 from helpers import Diagnosis, Stage, TinyNet
 
-__all__ = ["VARIANTS_FILE", "GradedChallenge", "GradedPart", "NotAttempted", "challenge", "learner_key"]
+__all__ = [
+    "TOKEN_ENV",
+    "VARIANTS_FILE",
+    "GradedChallenge",
+    "GradedPart",
+    "NotAttempted",
+    "challenge",
+    "read_token",
+]
 
 VARIANTS_FILE = "graded-variants.json"
+TOKEN_ENV = "AUTOGRAD_COURSE_TOKEN"  # the learner's token for a graded release: opens their entry only
 _SIGNATURES = {
     "fixed_setup": ("seed", "device"),
     "fixed_compute_loss": ("model", "inputs", "targets"),
@@ -62,21 +74,34 @@ class _NotAttempted:
 NotAttempted = _NotAttempted()
 
 
-def learner_key(salt: str, learner: str) -> str:
-    """The key of one learner's entry in graded-variants.json (the ids themselves are not stored)."""
-    return hashlib.sha256(f"{salt}\x1f{learner.strip()}".encode()).hexdigest()
+def read_token(start_dir: str | Path | None = None) -> str | None:
+    """The learner's token: $AUTOGRAD_COURSE_TOKEN, else `token` in the nearest course.json, else None."""
+    env = os.environ.get(TOKEN_ENV, "").strip()
+    if env:
+        return env
+    here = Path(start_dir if start_dir is not None else Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        try:
+            token = json.loads((folder / LEARNER_FILE).read_text(encoding="utf-8")).get("token")
+        except (OSError, ValueError, AttributeError):
+            continue
+        return token.strip() if isinstance(token, str) and token.strip() else None
+    return None
 
 
-def _entry(exercise_id: str, learner: str | None, folder: Path) -> dict:
+def _entry(exercise_id: str, token: str | None, folder: Path) -> dict:
     path = folder / VARIANTS_FILE
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: a graded notebook needs its release's {VARIANTS_FILE}")
     data = json.loads(path.read_text(encoding="utf-8"))
-    if not learner:
-        raise LookupError("no learner id: set AUTOGRAD_COURSE_LEARNER (your instructor says how)")
-    entry = data["learners"].get(learner_key(data["salt"], learner), {}).get(exercise_id)
+    if not token:
+        raise LookupError(f"no learner token: set {TOKEN_ENV} to the token your instructor gave you")
+    sealed = data["learners"].get(entry_key(token))
+    if sealed is None:
+        raise LookupError(f"this release has no entry for your token ({TOKEN_ENV}): ask your instructor")
+    entry = unseal(sealed, token).get(exercise_id)
     if entry is None:
-        raise LookupError(f"learner {learner!r} has no {exercise_id} in this release: ask your instructor")
+        raise LookupError(f"this release has no {exercise_id} for you: ask your instructor")
     return entry
 
 
@@ -162,10 +187,15 @@ class GradedChallenge:
     """One exercise of a graded release bound to a notebook's namespace."""
 
     def __init__(
-        self, exercise_id: str, namespace: dict[str, Any], learner: str | None, folder: Path
+        self,
+        exercise_id: str,
+        namespace: dict[str, Any],
+        learner: str | None,
+        folder: Path,
+        token: str | None = None,
     ) -> None:
         self.exercise_id, self.namespace, self.learner = exercise_id, namespace, learner
-        self.entry = _entry(exercise_id, learner, folder)
+        self.entry = _entry(exercise_id, token, folder)
         self.usage: list[dict] = []
         self.mode = "graded"
         self.part1, self.part2 = GradedPart(self, 1), GradedPart(self, 2)
@@ -186,4 +216,4 @@ class GradedChallenge:
 
 def challenge(exercise_id: str, namespace: dict[str, Any], folder: str | Path = ".") -> GradedChallenge:
     """The graded exercise bound to a notebook's globals(); its code comes from the release's file."""
-    return GradedChallenge(exercise_id, namespace, read_learner(), Path(folder))
+    return GradedChallenge(exercise_id, namespace, read_learner(), Path(folder), read_token(folder))

@@ -11,7 +11,7 @@ from pathlib import Path
 from autograd_course.cli import main
 from autograd_course.course import exercise_notebooks
 from autograd_course.grading.grade import Record
-from autograd_course.grading.results import write_results
+from autograd_course.grading.results import read_results, write_results
 
 UNSTAMPED = "no learner id stamped and no broken code printed: graded as 'x' (roster id)"
 
@@ -38,6 +38,21 @@ def test_untouched_learners_are_blank_in_every_lms_file_and_named_so_in_grades(t
     canvas = {r[2]: r[5] for r in list(csv.reader((tmp_path / "canvas.csv").open()))[2:]}
     moodle = {r[0]: r[2] for r in list(csv.reader((tmp_path / "moodle.csv").open()))[1:]}
     assert canvas == moodle == {"ann": "0", "ben": "", "cy": ""}
+
+
+def test_an_untouched_learner_is_missing_in_the_results_too(tmp_path):
+    write_results(_records(), tmp_path)
+    rows = list(csv.DictReader((tmp_path / "results.csv").open()))
+    untouched = [r for r in rows if r["student"] in ("ben", "cy")]
+    assert len(untouched) == 6 and {r["status"] for r in untouched} == {"missing"}
+    assert all("no answer in any part" in r["message"] and float(r["points"]) == 0 for r in untouched)
+    assert {r["status"] for r in rows if r["student"] == "ann"} == {"failed"}  # tried: graded, a real 0
+    summary = (tmp_path / "summary.md").read_text()
+    assert "## Missing (2)\n\n`ben`, `cy`" in summary
+    assert "fill in the answer cells" in (tmp_path / "feedback" / "ben.md").read_text()
+    write_results(read_results(tmp_path)[0], tmp_path / "again")  # results read back (as --merge does)
+    again = {r["id"]: r["status"] for r in csv.DictReader((tmp_path / "again" / "grades.csv").open())}
+    assert again["ben"] == again["cy"] == "untouched" and again["ann"] == "graded"
 
 
 def test_summary_lists_real_id_problems_first_and_untouched_notebooks_in_one_line(tmp_path):

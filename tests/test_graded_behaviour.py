@@ -208,14 +208,15 @@ def _graded(tmp_path, learner: str, ex_id: str):
 
     from autograd_course.challenge import variant_for
     from autograd_course.challenge.catalogue import render
-    from autograd_course.graded import VARIANTS_FILE, GradedChallenge, learner_key
+    from autograd_course.graded import VARIANTS_FILE, GradedChallenge
+    from autograd_course.sealed import entry_key, seal
 
     entry = {ex_id: {"code": render(variant_for(learner, ex_id)), "hints1": [], "hints2": []}}
-    data = {"salt": "s", "learners": {learner_key("s", learner): entry}}
+    data = {"format": 2, "learners": {entry_key("tok"): seal(entry, "tok")}}
     (tmp_path / VARIANTS_FILE).write_text(json.dumps(data))
     ns: dict = {"seed": 0, "device": "cpu", "torch": __import__("torch")}
     ns["F"] = ns["torch"].nn.functional
-    return GradedChallenge(ex_id, ns, learner, tmp_path), ns
+    return GradedChallenge(ex_id, ns, learner, tmp_path, "tok"), ns
 
 
 @pytest.mark.parametrize(

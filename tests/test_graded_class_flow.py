@@ -15,16 +15,18 @@ import pytest
 from solved import solved_for
 
 from autograd_course.challenge.notebooks import challenge_cells
+from autograd_course.challenge.secret import graded_key, read_secret
 from autograd_course.cli import main
-from autograd_course.grading.bundle import BundleError, build_bundle
+from autograd_course.grading.bundle import SECRET_NAME, BundleError, build_bundle
 
 COMMENT = "Right idea, one line short: 3 of 4."
 
 
-def _answer(path: Path, learner: str) -> None:
-    """Put the learner's honest answers into their graded notebook (both parts)."""
+def _answer(path: Path, learner: str, secret: str) -> None:
+    """Put the learner's honest answers into their graded notebook (both parts): for the variant the
+    release drew with its secret."""
     nb = nbformat.read(path, as_version=4)
-    solved = solved_for(learner, path.name.split("_", 1)[0])
+    solved = solved_for(graded_key(secret, learner), path.name.split("_", 1)[0])
     answers = {m["part"]: solved.cells[i].source for i, m in challenge_cells(solved) if m["role"] == "answer"}
     for i, m in challenge_cells(nb):
         if m["role"] == "answer":
@@ -42,7 +44,8 @@ def test_a_graded_class_from_release_to_the_regraded_exports(tmp_path, capsys):
         shutil.copytree(
             tmp_path / "student", homes / user / "autograd-course", ignore=shutil.ignore_patterns("course")
         )
-    _answer(next((homes / "ada" / "autograd-course" / "exercises").glob("A_*.ipynb")), "ada")
+    secret = read_secret(tmp_path / "student.secret.json")
+    _answer(next((homes / "ada" / "autograd-course" / "exercises").glob("A_*.ipynb")), "ada", secret)
     capsys.readouterr()
     assert main(["class-progress", str(homes), "--html", str(tmp_path / "room" / "index.html")]) == 0
     room = (tmp_path / "room" / "index.html").read_text()
@@ -58,6 +61,10 @@ def test_a_graded_class_from_release_to_the_regraded_exports(tmp_path, capsys):
     overrides.write_text(f'learner,exercise,part,points,comment\nbob,B,2,3,"{COMMENT}"\n')
     out = tmp_path / "results"
     argv = ["grade", str(subs), "--roster", str(collected), "--out", str(out), "--sandbox", "none", "-q"]
+    capsys.readouterr()
+    assert main(argv) == 2  # graded notebooks need the release's secret
+    assert "--secret FILE" in capsys.readouterr().err and not out.exists()
+    argv += ["--secret", str(tmp_path / "student.secret.json")]
     for extra in ([], ["--overwrite"]):  # the grade, then the regrade
         assert main([*argv, "--overrides", str(overrides), *extra]) == 0
         canvas = {r[2]: r for r in list(csv.reader((out / "canvas.csv").open()))[2:]}
@@ -71,8 +78,9 @@ def test_a_graded_class_from_release_to_the_regraded_exports(tmp_path, capsys):
         assert "notebook(s) with no answer, never run, no learner id stamped" in summary
     bob = [r for r in json.loads((out / "results.json").read_text()) if r["student"] == "bob"]
     assert [r["override"]["points"] for r in bob if r["override"]] == [3]
-    bundle = build_bundle(tmp_path / "autograder.zip", overrides)
+    bundle = build_bundle(tmp_path / "autograder.zip", overrides, tmp_path / "student.secret.json")
     assert zipfile.ZipFile(bundle).read("overrides.csv") == overrides.read_bytes()
+    assert zipfile.ZipFile(bundle).read(SECRET_NAME) == (tmp_path / "student.secret.json").read_bytes()
     overrides.write_text("learner,exercise,part,points\nbob,B,2,9\n")
     with pytest.raises(BundleError, match="points 9 outside 0 to 4"):
         build_bundle(tmp_path / "bad.zip", overrides)

@@ -17,6 +17,7 @@ from fresh_venv import PROJECT, make_venv
 from autograd_course.challenge.catalogue import BUGS
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.parts import PARTS
+from autograd_course.challenge.secret import graded_key, read_secret
 from autograd_course.cli import main as cli_main
 from autograd_course.exercises import EXERCISES
 
@@ -25,7 +26,7 @@ LEARNERS = ["alice", "bob", "s-1042"]
 
 
 def _answers(learner: str) -> set[str]:
-    """Distinctive lines of every reference answer of one learner: proofs, repairs, what the bug teaches."""
+    """Distinctive lines of every reference answer of one draw id: proofs, repairs, what the bug teaches."""
     found = set()
     for ex_id in EXERCISES:
         variant = variant_for(learner, ex_id)
@@ -62,7 +63,9 @@ def test_the_learners_side_holds_no_reference_answer(release):
     ]
     text = "\n".join(p.read_text(errors="ignore") for p in files)
     assert "def judge_evidence" not in text and "_proof" not in text  # no catalogue, no contract
-    for learner in LEARNERS:
+    secret = read_secret(release / "out.secret.json")
+    assert secret not in text  # the secret stays with the instructor
+    for learner in [*LEARNERS, *(graded_key(secret, learner) for learner in LEARNERS)]:
         leaked = sorted(a for a in _answers(learner) if a in text)
         assert leaked == [], f"{learner}: {leaked[:3]}"
     for module in ("autograd_course.challenge", "autograd_course.grading"):
@@ -86,10 +89,13 @@ def test_a_graded_notebook_gives_a_format_check_and_never_a_verdict(release, mon
     data = json.loads((folder / "graded-variants.json").read_text())
     assert "alice" not in json.dumps(data) and len(data["learners"]) == len(LEARNERS)
     monkeypatch.setenv("AUTOGRAD_COURSE_LEARNER", "alice")
+    monkeypatch.setenv(
+        "AUTOGRAD_COURSE_TOKEN", json.loads((release / "out.tokens.json").read_text())["alice"]
+    )
     ns: dict = {"seed": 0, "device": "cpu"}
     ex = challenge("A", ns, folder)
     assert ex.code() == __import__("autograd_course.challenge.catalogue", fromlist=["render"]).render(
-        variant_for("alice", "A")
+        variant_for(graded_key(read_secret(release / "out.secret.json"), "alice"), "A")
     )
     from helpers import Stage
 

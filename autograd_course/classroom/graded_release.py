@@ -4,7 +4,7 @@
 - exercises/: the challenge notebooks stamped graded; they import autograd_course.graded (format
   checks and hints, no solution, no verdict) and not the doctor;
 - exercises/graded-variants.json: each learner's broken code and hints, rendered here by the
-  instructor's install, keyed by a salted hash of the id (no bug name, stage, proof or repair);
+  instructor's install, each sealed with that learner's token (sealed.py; no bug, stage, proof, repair);
 - course/: the learner's install (`pip install ./course`): the toolkit and the course package without
   the challenge's catalogue, draw, proofs and repairs and without the grader, and without every module
   that imports them. Lessons and their activities stay (they are practice).
@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import json
 import re
-import secrets
 import shutil
 from importlib.metadata import metadata, requires
 from pathlib import Path
@@ -26,11 +25,13 @@ import autograd_course
 import helpers
 from autograd_course.challenge.catalogue import exercise, render
 from autograd_course.challenge.draw import variant_for
-from autograd_course.challenge.parts import PARTS
+from autograd_course.challenge.graded_hints import graded_hints
+from autograd_course.challenge.secret import graded_key, learner_token
 from autograd_course.course import course_map_text
-from autograd_course.graded import VARIANTS_FILE, learner_key
+from autograd_course.graded import VARIANTS_FILE
 from autograd_course.modes import GRADED
 from autograd_course.protocol import META_KEY
+from autograd_course.sealed import entry_key, seal
 
 __all__ = [
     "ANSWER_MODULES",
@@ -99,21 +100,23 @@ def learner_modules(root: Path) -> dict[str, Path]:
         dropped |= more
 
 
-def variants_data(exercise_ids: list[str], roster_ids: list[str]) -> dict:
-    """Each learner's broken code and hints per exercise, keyed by a salted hash of the id."""
-    salt = secrets.token_hex(16)
+def variants_data(exercise_ids: list[str], roster_ids: list[str], secret: str) -> dict:
+    """Each learner's broken code and hints per exercise, drawn by the learner's graded key, sealed
+    with the learner's token and stored under its entry key (autograd_course/sealed.py): no id, no
+    salt, nothing that opens another learner's entry."""
     learners = {}
     for learner in roster_ids:
         entry = {}
         for ex_id in exercise_ids:
-            variant = variant_for(learner, ex_id)
+            variant = variant_for(graded_key(secret, learner), ex_id)
             entry[ex_id] = {
                 "code": render(variant),
-                "hints1": list(PARTS[1].hints(variant)),
-                "hints2": list(PARTS[2].hints(variant)),
+                "hints1": list(graded_hints(variant, 1)),
+                "hints2": list(graded_hints(variant, 2)),
             }
-        learners[learner_key(salt, learner)] = entry
-    return {"salt": salt, "learners": learners}
+        token = learner_token(secret, learner)
+        learners[entry_key(token)] = seal(entry, token)
+    return {"format": 2, "learners": learners}
 
 
 _INTRO = re.compile(r"Stuck\? .*", re.DOTALL)
@@ -157,7 +160,9 @@ def graded_readme(exercise_count: int) -> str:
         "(`ex.part1.check()`) looks at the form of your answer only and its hints are there "
         "(`ex.part1.hint()`, `ex.part1.hint(2)`); your instructor runs each answer cell on its own, on "
         "broken code and seeds you have not seen, and gives the verdict. Keep each answer cell "
-        "self-contained. Save your notebooks: your instructor collects them from here.\n\n"
+        "self-contained. Save your notebooks: your instructor collects them from here. Each notebook "
+        "opens your own exercise with the token your instructor gave you (`AUTOGRAD_COURSE_TOKEN`, "
+        "usually set for you on the hub).\n\n"
         "In a terminal (File > New > Terminal), in this folder:\n\n"
         "- `autograd-course reset A --dir exercises` restores exercise A as your instructor released "
         "it (`M1`, `b`, ...: any exercise); your version is kept in `exercises/backups/`.\n"
@@ -213,8 +218,11 @@ def _write_course(out: Path) -> list[Path]:
     return [*written, target / "pyproject.toml"]
 
 
-def make_graded_release(out: Path, exercise_notebooks: list[Path], roster_ids: list[str]) -> list[Path]:
-    """Write the graded exercises, their variants file and the learner's install into out."""
+def make_graded_release(
+    out: Path, exercise_notebooks: list[Path], roster_ids: list[str], secret: str
+) -> list[Path]:
+    """Write the graded exercises, their variants file (drawn with the release's secret, which is not
+    written here) and the learner's install into out."""
     if not roster_ids:
         raise ValueError("a graded release draws a variant per learner: pass --roster with the class's ids")
     written = []
@@ -228,6 +236,6 @@ def make_graded_release(out: Path, exercise_notebooks: list[Path], roster_ids: l
         ids.append(ex_id)
         nbformat.write(what_graded_shows(graded_notebook(nb, ex_id)), folder / path.name)
         written.append(folder / path.name)
-    (folder / VARIANTS_FILE).write_text(json.dumps(variants_data(ids, roster_ids)), encoding="utf-8")
+    (folder / VARIANTS_FILE).write_text(json.dumps(variants_data(ids, roster_ids, secret)), encoding="utf-8")
     (out / "README.md").write_text(graded_readme(len(ids)), encoding="utf-8")
     return [*written, folder / VARIANTS_FILE, *_write_course(out)]

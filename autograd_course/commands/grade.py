@@ -51,6 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f'the grade column of canvas.csv and moodle.csv (default: "{ASSIGNMENT}"); for Canvas, '
         '"Name (id)" updates that existing assignment instead of creating a new one',
     )
+    parser.add_argument(
+        "--secret",
+        metavar="FILE",
+        help="the secret file `release --graded` wrote (OUT.secret.json): graded notebooks need it",
+    )
     add_verbosity(parser)
 
 
@@ -75,6 +80,7 @@ def main(args: argparse.Namespace) -> int:
         assignment=args.assignment,
         quiet=args.quiet,
         overrides=Path(args.overrides) if args.overrides else None,
+        secret=Path(args.secret) if args.secret else None,
     )
     try:
         if args.merge:

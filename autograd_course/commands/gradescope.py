@@ -20,6 +20,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="your points per part (learner,exercise,part,points,comment; the learner is the Gradescope "
         "sid, else the email), applied to every submission and regrade",
     )
+    parser.add_argument(
+        "--secret",
+        metavar="FILE",
+        help="the secret file `release --graded` wrote: needed to grade graded notebooks (it goes into "
+        "the bundle, which only staff see, and is hidden from the learners' kernels)",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -35,7 +41,11 @@ def main(args: argparse.Namespace) -> int:
         print(f"error: {out.parent} is not a folder; expected --out in an existing folder", file=sys.stderr)
         return 2
     try:
-        build_bundle(out, Path(args.overrides) if args.overrides else None)
+        build_bundle(
+            out,
+            Path(args.overrides) if args.overrides else None,
+            Path(args.secret) if args.secret else None,
+        )
     except BundleError as exc:
         print(f"error: no bundle written: {exc}", file=sys.stderr)
         return 2

@@ -31,6 +31,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="the roster `grade --roster` reads (an `id` column, or Canvas' gradebook export)",
     )
+    parser.add_argument(
+        "--secret",
+        type=Path,
+        help="with --graded: the instructor's secret file, outside OUT (default: OUT.secret.json beside "
+        "OUT); made when missing, reused when there; pass it to `grade --secret` and keep it from learners",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -54,13 +60,20 @@ def main(args: argparse.Namespace) -> int:
         return 2
     if args.graded:
         from autograd_course.classroom.graded_release import make_graded_release
+        from autograd_course.classroom.release_secret import release_secret
         from autograd_course.course import exercise_notebooks
 
-        release.files += make_graded_release(Path(args.out), exercise_notebooks(), ids)
+        try:
+            secret, secret_path = release_secret(Path(args.out), args.secret, ids)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        release.files += make_graded_release(Path(args.out), exercise_notebooks(), ids, secret)
         print(
             f"wrote {len(release.files)} files to {release.out}: a GRADED release for {len(ids)} learners "
             "(notebooks/, exercises/ with graded-variants.json, course/: install it on the hub with "
-            "`pip install ./course`)"
+            f"`pip install ./course`); the release's secret is in {secret_path}: keep it from learners "
+            "and pass it to `autograd-course grade --secret`"
         )
         return 0
     print(f"wrote {len(release.files)} files to {release.out} (notebooks/, exercises/, README.md)")

@@ -18,10 +18,12 @@ from pathlib import Path
 
 import autograd_course
 import helpers
+from autograd_course.challenge.secret import SecretError, read_secret
 from autograd_course.course import PACKAGED, checkout, content_dir
 from autograd_course.grading.overrides import OVERRIDES_NAME, OverrideError, read_overrides
 
-__all__ = ["PROJECT", "BundleError", "build_bundle", "bundle_wheel_name", "setup_sh"]
+SECRET_NAME = "release-secret.json"  # in the bundle: /autograder/source/release-secret.json
+__all__ = ["PROJECT", "SECRET_NAME", "BundleError", "build_bundle", "bundle_wheel_name", "setup_sh"]
 
 PROJECT = "autograd-debugging-course"
 SOURCE = "/autograder/source"
@@ -146,7 +148,7 @@ def _check_complete(files: dict[str, Path]) -> None:
         raise BundleError(f"the course found here lacks {', '.join(missing)}; nothing was written")
 
 
-def build_bundle(out: Path, overrides: Path | None = None) -> Path:
+def build_bundle(out: Path, overrides: Path | None = None, secret: Path | None = None) -> Path:
     """Write autograder.zip (setup.sh, run_autograder, the course's wheel, constraints.txt), or raise.
 
     The zip is written beside `out` and moved into place only when complete: BundleError leaves
@@ -157,6 +159,11 @@ def build_bundle(out: Path, overrides: Path | None = None) -> Path:
             read_overrides(overrides)
         except OverrideError as exc:
             raise BundleError(str(exc)) from None
+    if secret is not None:
+        try:
+            read_secret(secret)
+        except SecretError as exc:
+            raise BundleError(f"--secret: {exc}") from None
     dist = _distribution()
     files = _package_files(autograd_course) | _package_files(helpers) | _content_files()
     _check_complete(files)
@@ -174,5 +181,7 @@ def build_bundle(out: Path, overrides: Path | None = None) -> Path:
             zf.write(constraints, "constraints.txt")
             if overrides is not None:  # run_autograder applies the rows of each submission's learner
                 zf.write(overrides, OVERRIDES_NAME)
+            if secret is not None:  # run_autograder draws graded notebooks' variants with it
+                zf.write(secret, SECRET_NAME)
         os.replace(partial, out)
     return out

@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograd_course.challenge.secret import SecretError, read_secret
 from autograd_course.course import content_dir
 from autograd_course.execution.sandbox import Sandbox, SandboxError, choose_sandbox
 from autograd_course.grading.grade import Record, grade_folder
@@ -29,6 +30,8 @@ from autograd_course.grading.students import (
     roster_matching,
     submissions_of,
 )
+from autograd_course.modes import GRADED, mode_of
+from autograd_course.saved import read_notebook
 
 __all__ = ["ClassOptions", "GradeInputError", "grade_class", "merge_class"]
 
@@ -56,6 +59,7 @@ class ClassOptions:
     overwrite: bool = False
     assignment: str = ASSIGNMENT
     quiet: bool = False  # -q: no summary on stdout
+    secret: Path | None = None  # the graded release's secret file (`release --graded` wrote it)
     overrides: Path | None = None  # the instructor's points and comments per part (overrides.py)
 
     def __repr__(self) -> str:
@@ -190,6 +194,27 @@ def _check_learners(overrides: list[Override], known: set[str]) -> None:
             )
 
 
+def class_secret(path: Path | None, found: list) -> str | None:
+    """The release's secret from path; GradeInputError when it cannot be read, or when there is none
+    and a submitted notebook is graded (its draw and hidden seeds need it)."""
+    if path is not None:
+        try:
+            return read_secret(path)
+        except SecretError as exc:
+            raise GradeInputError(f"--secret: {exc}") from None
+    graded = [
+        sub.name
+        for sub in found
+        if not sub.problem and sub.path.suffix == ".ipynb" and mode_of(read_notebook(sub.path)) == GRADED
+    ]
+    if graded:
+        raise GradeInputError(
+            f"{len(graded)} graded notebook(s) ({', '.join(graded[:3])}) are drawn with the release's "
+            "secret: pass --secret FILE (the file `release --graded` wrote beside the release)"
+        )
+    return None
+
+
 def grade_class(options: ClassOptions) -> int:
     """Grade the class; write results, gradebooks and feedback; print the summary; the exit status."""
     _check_out(options)
@@ -205,7 +230,9 @@ def grade_class(options: ClassOptions) -> int:
     log.info("grading %d students in %s (%s)", len(students), subs, sandbox)
     with tempfile.TemporaryDirectory(prefix="autograd-course-unpack-") as scratch:
         found = submissions_of(students, subs, Path(scratch))
-        notes = resolve_submissions(found, _other_ids(students), _id_sources(students, options.roster))
+        secret = class_secret(options.secret, found)
+        ids = _other_ids(students), _id_sources(students, options.roster)
+        notes = resolve_submissions(found, *ids, secret)
         try:
             check_grader(sandbox, found)
         except GraderUnusable as exc:
@@ -217,6 +244,7 @@ def grade_class(options: ClassOptions) -> int:
             executed_dir=options.out / "executed",
             progress=sys.stderr.isatty() and log.isEnabledFor(logging.INFO),
             sandbox=sandbox,
+            secret=secret,
         )
     add_notes(records, notes)
     submitted = {sub.student for sub in found}

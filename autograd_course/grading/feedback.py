@@ -79,6 +79,8 @@ def look_at(record: Any) -> str:
     if record.status == "failed":
         failed = [check for check, ok in record.checks if not ok]
         return CHECK_ADVICE.get(failed[0], "") if failed else "Read the message: it says what your fix did."
+    if record.status == "missing" and "untouched" in record.message:
+        return "Your notebooks hold no answer: fill in the answer cells, run them, save, and submit again."
     return LOOK_AT.get(record.status, "")
 
 

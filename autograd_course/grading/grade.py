@@ -36,6 +36,7 @@ from autograd_course.challenge.answer_source import AnswerSource, answer_source
 from autograd_course.challenge.catalogue import EXERCISES
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.notebooks import challenge_cells
+from autograd_course.challenge.secret import graded_key
 from autograd_course.checks.usage import attempts_per_part, usage_records
 from autograd_course.execution.kernel import Execution, KernelSpec, execute_cells
 from autograd_course.execution.refusals import refused as _refused
@@ -46,7 +47,7 @@ from autograd_course.grading.fixcells import fix_cells
 from autograd_course.grading.judging import judge_part
 from autograd_course.grading.trail import add_trails, executed_with_trails
 from autograd_course.learner import learner_for
-from autograd_course.modes import PRACTICE, mode_of
+from autograd_course.modes import GRADED, PRACTICE, mode_of
 from autograd_course.protocol import LEARNER_ENV
 
 __all__ = [
@@ -65,6 +66,10 @@ __all__ = [
 log = logging.getLogger("autograd_course.grading")
 STATUSES = ("passed", "failed", "not_attempted", "error", "timeout", "missing")
 _JUDGE_LOCK = threading.Lock()
+NEEDS_SECRET = (
+    "a graded notebook: its variant and hidden seeds are drawn with the release's secret; grade it "
+    "with --secret FILE (the file `release --graded` wrote)"
+)
 
 
 @dataclass
@@ -102,6 +107,7 @@ class Submission:
     path: Path
     problem: str = ""  # set when the submission cannot even be read (e.g. a refused archive)
     learner: str | None = None  # whose variant to grade against (None: the default variant)
+    secret: str | None = field(default=None, repr=False)  # the graded release's (challenge/secret.py)
 
     def __repr__(self) -> str:
         return f"Submission({self.student}: {self.name})"
@@ -297,6 +303,10 @@ def _prepared(sub: Submission) -> _Prepared | Record:
     if nb is None:
         return Record(sub.name, "-", None, "error", why, sub.student)
     learner, note = learner_for(nb, sub.learner)
+    if mode_of(nb) == GRADED and learner is not None:  # drawn by the release's secret and the id
+        if not sub.secret:
+            return Record(sub.name, "-", None, "error", NEEDS_SECRET, sub.student, mode=GRADED)
+        learner = graded_key(sub.secret, learner)
     return _Prepared(replace(sub, learner=learner), nb, pairs, note, answer_sources(nb))
 
 
@@ -483,6 +493,7 @@ def grade_folder(
     executed_dir: Path | None = None,
     progress: bool = True,
     sandbox: Sandbox | None = None,
+    secret: str | None = None,
 ) -> list[Record]:
     """Grade submissions `jobs` learners at a time, one kernel per learner; one bad one never stops the rest.
 
@@ -494,6 +505,7 @@ def grade_folder(
     if timeout <= 0:
         raise ValueError(f"expected a positive --timeout in seconds, got {timeout}")
     subs = [s if isinstance(s, Submission) else Submission(s[0], s[0], Path(s[1])) for s in submissions]
+    subs = [replace(s, secret=secret) if secret else s for s in subs]
     records: list[Record] = []
     bar = tqdm(total=len(subs), desc="grading", unit="nb", disable=not progress, file=sys.stderr)
     lock = threading.Lock()

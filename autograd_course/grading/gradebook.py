@@ -11,7 +11,20 @@ from autograd_course.challenge.catalogue import EXERCISES
 from autograd_course.grading.options import ASSIGNMENT
 from autograd_course.grading.scoring import exercise_max
 
-__all__ = ["ASSIGNMENT", "StudentGrade", "student_grades", "untouched", "write_gradebooks"]
+__all__ = [
+    "ASSIGNMENT",
+    "UNTOUCHED",
+    "StudentGrade",
+    "mark_untouched",
+    "student_grades",
+    "untouched",
+    "write_gradebooks",
+]
+
+UNTOUCHED = (
+    "missing: the submitted notebooks hold no answer in any part (untouched), so nothing was graded; "
+    "counted as a learner who sent nothing"
+)
 
 
 @dataclass
@@ -51,7 +64,7 @@ def student_grades(records: list[Any], names: dict[str, str], roster_ids: set[st
                     per_file[r.submission] = per_file.get(r.submission, 0.0) + r.points
             row.points[ex] = max(per_file.values(), default=0.0)
         row.total = sum(row.points.values())
-        if all(r.status == "missing" for r in mine):
+        if all(r.status == "missing" for r in mine) and not untouched(mine):
             row.status = "missing"
         elif roster_ids and sid not in roster_ids:
             row.status = "not on roster"
@@ -67,10 +80,23 @@ def student_grades(records: list[Any], names: dict[str, str], roster_ids: set[st
 
 
 def untouched(records: list[Any]) -> bool:
-    """Whether a learner's notebooks hold no answer at all: every part not attempted, nothing set by
-    the instructor. The LMS files leave them blank (missing), as they do a learner who sent nothing."""
-    parts = [r for r in records if r.status != "missing"]
-    return bool(parts) and all(r.status == "not_attempted" and not r.override for r in parts)
+    """Whether a learner's notebooks hold no answer at all: every part not attempted (or already marked
+    so by mark_untouched), nothing set by the instructor. Such a learner is missing: results.json and
+    .csv say `missing`, grades.csv says `untouched` (the missing who sent empty notebooks), and the LMS
+    files leave them blank, as they do a learner who sent nothing."""
+    parts = [r for r in records if r.status != "missing" or r.message == UNTOUCHED]
+    blank = ("not_attempted", "missing")
+    return bool(parts) and all(r.status in blank and not r.override for r in parts)
+
+
+def mark_untouched(records: list[Any]) -> None:
+    """Every record of an untouched learner becomes `missing` with 0 points, its message saying why."""
+    for sid in {r.student for r in records}:
+        mine = [r for r in records if r.student == sid]
+        if untouched(mine):
+            for r in mine:
+                if r.status != "missing" or r.message == UNTOUCHED:
+                    r.status, r.message, r.points = "missing", UNTOUCHED, 0.0
 
 
 def _lms_rows(rows: list[StudentGrade], canvas_ids: dict[str, str]) -> list[tuple[StudentGrade, str]]:

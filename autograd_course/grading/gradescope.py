@@ -15,7 +15,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograd_course.challenge.secret import SecretError, read_secret
 from autograd_course.execution.sandbox import choose_sandbox
+from autograd_course.grading.bundle import SECRET_NAME
 from autograd_course.grading.feedback import check_line, exercise_named, look_at, override_lines
 from autograd_course.grading.grade import grade_folder
 from autograd_course.grading.learner_ids import add_notes, resolve_submissions
@@ -90,18 +92,25 @@ def bundled_overrides(root: Path) -> list[Override]:
     return read_overrides(path) if path.is_file() else []
 
 
+def bundled_secret(root: Path) -> str | None:
+    """The release's secret `gradescope --secret` put in the bundle (source/release-secret.json) or None."""
+    path = root / "source" / SECRET_NAME
+    return read_secret(path) if path.is_file() else None
+
+
 def run_autograder(root: Path, timeout: float = 600, sandbox_mode: str = "auto") -> dict:
     """Grade the notebooks in root/submission as one learner; write root/results/results.json."""
     learner, others, source = _learner(root)
     folder = root / "submission"
     files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
-    sandbox = choose_sandbox(sandbox_mode, hidden=[root / "results"])
+    secret = bundled_secret(root)
+    sandbox = choose_sandbox(sandbox_mode, hidden=[root / "results", root / "source" / SECRET_NAME])
     results_dir = root / "results"
     with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as work:
         subs = submissions_of([Student(learner, "", files)], folder, Path(scratch))
-        notes = resolve_submissions(subs, {learner: others}, {learner: source})
+        notes = resolve_submissions(subs, {learner: others}, {learner: source}, secret)
         check_grader(sandbox, subs)  # GraderUnusable: no results.json, so Gradescope reports a failure, not 0
-        records = grade_folder(subs, jobs=1, timeout=timeout, progress=False, sandbox=sandbox)
+        records = grade_folder(subs, jobs=1, timeout=timeout, progress=False, sandbox=sandbox, secret=secret)
         add_notes(records, notes)
         mine = [o for o in bundled_overrides(root) if o.learner == learner]
         write_results(records, Path(work), warning=sandbox.warning, overrides=mine)  # scores the records
@@ -121,7 +130,7 @@ def _main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         run_autograder(Path(args.root), args.timeout)
-    except (GraderUnusable, OverrideError) as exc:
+    except (GraderUnusable, OverrideError, SecretError) as exc:
         print(f"error: the autograder cannot grade (no score written): {exc}", file=sys.stderr)
         return 2
     return 0

@@ -16,8 +16,10 @@ from pathlib import Path
 
 from autograd_course.challenge.catalogue import render
 from autograd_course.challenge.draw import variant_for
+from autograd_course.challenge.secret import graded_key
 from autograd_course.exercises import EXERCISES
 from autograd_course.learner import stamped_learner
+from autograd_course.modes import GRADED, mode_of
 from autograd_course.protocol import META_KEY
 from autograd_course.saved import read_notebook
 
@@ -54,25 +56,31 @@ def printed_code(nb: dict) -> str:
     return "".join(texts)
 
 
-def _matches(printed: str, learner: str | None, exercise: str) -> bool:
-    return render(variant_for(learner, exercise)) in printed
+def _matches(printed: str, learner: str | None, exercise: str, secret: str | None = None) -> bool:
+    """Did the notebook print this learner's variant? (secret: a graded notebook, drawn by the key)"""
+    drawn_by = graded_key(secret, learner) if secret and learner else learner
+    return render(variant_for(drawn_by, exercise)) in printed
 
 
-def resolve_learner(path: Path, fallback: str | None, candidates: list[str], source: str) -> Resolution:
-    """The learner id to grade the notebook at path by; `source` says where fallback came from."""
+def resolve_learner(
+    path: Path, fallback: str | None, candidates: list[str], source: str, secret: str | None = None
+) -> Resolution:
+    """The learner id to grade the notebook at path by; `source` says where fallback came from; secret:
+    the graded release's, which a graded notebook's variant is drawn with."""
     nb = read_notebook(path)  # {} when unreadable: the grader reports that itself
     if stamped_learner(nb) is not None:
         return Resolution(fallback)
     exercise = _exercise(nb)
     if exercise is None:
         return Resolution(fallback)
+    secret = secret if mode_of(nb) == GRADED else None
     ids = list(dict.fromkeys(c for c in [fallback, *candidates] if c))
     graded = f"graded as {fallback!r} ({source})"
     printed = printed_code(nb)
     if "def broken_setup" not in printed:
         return Resolution(fallback, f"no learner id stamped and no broken code printed: {graded}")
     for learner in ids:
-        if _matches(printed, learner, exercise):
+        if _matches(printed, learner, exercise, secret):
             if learner == fallback:
                 return Resolution(fallback)
             return Resolution(learner, f"no learner id stamped; its printed code is {learner!r}'s variant")
@@ -84,7 +92,7 @@ def resolve_learner(path: Path, fallback: str | None, candidates: list[str], sou
 
 
 def resolve_submissions(
-    subs: list, candidates: dict[str, list[str]], sources: dict[str, str]
+    subs: list, candidates: dict[str, list[str]], sources: dict[str, str], secret: str | None = None
 ) -> dict[str, str]:
     """Set each unstamped notebook's learner (Submission.learner); {submission label: note} to report.
 
@@ -95,7 +103,11 @@ def resolve_submissions(
         if sub.problem or sub.path.suffix != ".ipynb":
             continue
         found = resolve_learner(
-            sub.path, sub.learner, candidates.get(sub.student, []), sources.get(sub.student, "its folder")
+            sub.path,
+            sub.learner,
+            candidates.get(sub.student, []),
+            sources.get(sub.student, "its folder"),
+            secret,
         )
         sub.learner = found.learner
         if found.note:

@@ -11,7 +11,7 @@ from autograd_course.challenge.catalogue import EXERCISES
 from autograd_course.grading.audit import write_audit
 from autograd_course.grading.feedback import write_feedback
 from autograd_course.grading.grade import STATUSES, Record
-from autograd_course.grading.gradebook import student_grades, write_gradebooks
+from autograd_course.grading.gradebook import UNTOUCHED, mark_untouched, student_grades, write_gradebooks
 from autograd_course.grading.options import ASSIGNMENT
 from autograd_course.grading.overrides import Override, apply_overrides, override_text, overrides_data
 from autograd_course.grading.scoring import part_max, score
@@ -78,7 +78,11 @@ def _id_lines(records: list[Record]) -> list[str]:
     blank = {
         r.submission
         for r in records
-        if all(o.status == "not_attempted" for o in records if o.submission == r.submission)
+        if all(
+            o.status == "not_attempted" or o.message == UNTOUCHED
+            for o in records
+            if o.submission == r.submission
+        )
     }
     notes = sorted({(r.submission, r.note) for r in records if r.note})
     unstamped = {sub for sub, note in notes if sub in blank and note.startswith("no learner id stamped")}
@@ -180,6 +184,7 @@ def write_results(
         r.points = score(r, policy)
     known = None if shard else {r.student for r in records} | set(names)
     records = sorted(apply_overrides(records, overrides or [], known, _set_by_instructor), key=_order)
+    mark_untouched(records)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps([asdict(r) for r in records], indent=1) + "\n")
     with (out / "results.csv").open("w", newline="") as f:
