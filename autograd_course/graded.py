@@ -1,14 +1,15 @@
 """The challenge in graded mode, inside the learner's notebook: the broken code, hints, format checks.
 
-A graded release (`autograd-course release --graded`) ships no catalogue, no reference proof or
-repair and no draw: each learner's broken code and hints are rendered by the instructor's install into
-`graded-variants.json` beside the notebooks, keyed by a salted hash of the learner id. This module
-reads that file and nothing of the challenge package, so it works in a learner install that has no
-answers. Part 1's check looks at the form of an answer only (a Stage, evidence set) and never says
-whether it is right. Part 2's check runs the behaviour checks the grader runs (autograd_course.fixing:
-true_loss, no_carryover, params_move, loss_falls) on the learner's own code and seed and names every
-one that fails; `autograd-course grade` runs them again on seeds the learner never saw, also
-replaying each update with the code's optimizer, and gives the verdict.
+A graded release (`autograd-course release --graded`) ships no catalogue, no reference proof or repair
+and no draw: each learner's broken code and hints are rendered by the instructor's install into
+`graded-variants.json` beside the notebooks, keyed by a salted hash of the learner id. This module reads that
+file and nothing of the challenge package, so it works in a learner install that has no answers. Part
+1's check runs the answer cell on its own, as the grader does, on the learner's own code
+(graded_proof.py), and says what would fail there, never whether the stage is right. Part 2's check runs
+the behaviour checks the grader runs (autograd_course.fixing: true_loss, no_carryover, params_move,
+loss_falls) on the learner's own code and seed and names every one that fails; `autograd-course grade`
+runs them again on seeds the learner never saw, also replaying each update with the code's optimizer,
+and gives the verdict.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from autograd_course.checks import Note, ProblemView, recorded
 from autograd_course.checks.verdict import Outcome, Verdict
 from autograd_course.fixing.fixcheck import CHECKS, judge_trace
 from autograd_course.fixing.fixrun import train
+from autograd_course.graded_proof import part1_behaviour
 from autograd_course.learner import read_learner
 from helpers import Diagnosis, Stage, TinyNet
 
@@ -93,6 +95,11 @@ class GradedPart(ProblemView):
         """The form of the answer: not attempted, incorrect form, or 'graded by grade' (never right/wrong)."""
         if self.number == 1:
             outcome, message = _part1_form(self.owner.namespace)
+            if outcome is Outcome.CORRECT:
+                outcome, message = part1_behaviour(self.owner.namespace, self.owner.entry["code"]) or (
+                    outcome,
+                    message,
+                )
         else:
             outcome, message = _part2_form(self.owner.namespace)
             if outcome is Outcome.CORRECT:

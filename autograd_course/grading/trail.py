@@ -50,18 +50,15 @@ CHECK_EXPECTED = {
 
 
 def _call_args(source: str) -> tuple[str, int, str] | None:
-    """(exercise, part, export folder) of a grader cell `run_hidden(ex, learner, part, source, out)`, or of
-    the cell running part 2's first hidden run, `_fixrun.run_fix(source, code, name, seed, out_file)`."""
+    """(exercise, part, export folder) of the grader cell running a part's first hidden run:
+    `_proofrun.run_proof(...)` or `_fixrun.run_fix(...)`, each (source, code, name, seed, out_file)."""
     try:
         node = ast.parse(source).body[0].value  # type: ignore[attr-defined]
-        if getattr(node.func, "attr", "") == "run_fix":
-            out = Path(ast.literal_eval(node.args[4]))
-            first = re.fullmatch(r"(.+)-part2-hidden0\.pt", out.name)
-            return (first.group(1), 2, str(out.parent)) if first else None
-        if getattr(node.func, "id", "") != "run_hidden":
+        if getattr(node.func, "attr", "") not in ("run_fix", "run_proof"):
             return None
-        ex_id, _learner, part, _source, out = (ast.literal_eval(a) for a in node.args)
-        return str(ex_id), int(part), str(out)
+        out = Path(ast.literal_eval(node.args[4]))
+        first = re.fullmatch(r"(.+)-part([12])-hidden0\.(pt|json)", out.name)
+        return (first.group(1), int(first.group(2)), str(out.parent)) if first else None
     except (SyntaxError, IndexError, AttributeError, ValueError, TypeError):
         return None
 
