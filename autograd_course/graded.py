@@ -5,7 +5,7 @@ and no draw: each learner's broken code and hints are rendered by the instructor
 `graded-variants.json` beside the notebooks, keyed by a salted hash of the learner id. This module reads that
 file and nothing of the challenge package, so it works in a learner install that has no answers. Part
 1's check runs the answer cell on its own, as the grader does, on the learner's own code
-(graded_proof.py), and says what would fail there, never whether the stage is right. Part 2's check runs
+(graded_part1.py), and says what would fail there, never whether the stage is right. Part 2's check runs
 the behaviour checks the grader runs (autograd_course.fixing: true_loss, no_carryover, params_move,
 loss_falls) on the learner's own code and seed and names every one that fails; `autograd-course grade`
 runs them again on seeds the learner never saw, also replaying each update with the code's optimizer,
@@ -27,7 +27,7 @@ from autograd_course.checks import Note, ProblemView, recorded
 from autograd_course.checks.verdict import Outcome, Verdict
 from autograd_course.fixing.fixcheck import CHECKS, judge_trace
 from autograd_course.fixing.fixrun import train
-from autograd_course.graded_proof import part1_behaviour
+from autograd_course.graded_part1 import part1_behaviour
 from autograd_course.learner import read_learner
 from helpers import Diagnosis, Stage, TinyNet
 

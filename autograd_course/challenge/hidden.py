@@ -84,4 +84,4 @@ def run_hidden(exercise_id: str, learner: str | None, part: int, source: str, ou
     exercise(exercise_id)
     for k, (variant, seed) in enumerate(hidden_runs(learner, exercise_id, 1)):
         out = str(hidden_path(out_dir, exercise_id, 1, k))
-        proofrun.run_proof(source, render(variant), broken_file(), seed, out)
+        proofrun.run_part1(source, render(variant), broken_file(), seed, out)

@@ -36,7 +36,7 @@ def proof_cells(sources: dict[tuple[str, int], AnswerSource], learner: str | Non
         for k, (variant, seed) in enumerate(hidden_runs(learner, ex_id, 1)):
             out = str(hidden_path(export_dir, ex_id, 1, k))
             code, name = render(variant), broken_file()
-            call = f"_{HARNESS}.run_proof({answer.source!r}, {code!r}, {name!r}, {seed}, {out!r})"
+            call = f"_{HARNESS}.run_part1({answer.source!r}, {code!r}, {name!r}, {seed}, {out!r})"
             calls.append(nbformat.v4.new_code_cell(call))
     if not calls:
         return []

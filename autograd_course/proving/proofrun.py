@@ -56,7 +56,7 @@ __all__ = [
     "no_doctor",
     "origin",
     "prove",
-    "run_proof",
+    "run_part1",
     "stage_name",
     "summarize",
     "warm_up",
@@ -309,6 +309,8 @@ def warm_up(code: str, filename: str) -> None:
     """Run the broken code once before the first answer, so torch's lazy set-up is not taken for an
     answer's change."""
     ns = answer_namespace(code, filename, 0)
+    for optimizer in (torch.optim.Adam, torch.optim.AdamW, torch.optim.SGD):  # the first one wraps step
+        optimizer([torch.zeros(1, requires_grad=True)], lr=0.1)
     with torch.random.fork_rng(devices=[]), contextlib.suppress(Exception):
         model, optimizer = ns["broken_setup"](0, "cpu")
         summarize(helpers.gradient_report(model), lambda _: False)
@@ -339,7 +341,7 @@ def prove(source: str, code: str, filename: str, seed: int) -> dict[str, Any]:
     }
 
 
-def run_proof(source: str, code: str, filename: str, seed: int, out: str) -> None:
+def run_part1(source: str, code: str, filename: str, seed: int, out: str) -> None:
     """One hidden run of a part-1 answer: write prove's plain data to out (JSON)."""
     if not _WATCH:
         warm_up(code, filename)
