@@ -5,11 +5,12 @@ repair and no draw: each learner's broken code and hints are rendered by the ins
 `graded-variants.json` beside the notebooks, each sealed with that learner's token (sealed.py), which
 only that learner's kernel holds (AUTOGRAD_COURSE_TOKEN, or `token` in course.json). This module
 reads that file and nothing of the challenge package, so it works in a learner install that has no
-answers. Part 1's check looks at the form of an answer only (a Stage, evidence set) and never says
-whether it is right. Part 2's check runs the behaviour checks the grader runs (autograd_course.fixing:
-true_loss, no_carryover, params_move, loss_falls) on the learner's own code and seed and names every
-one that fails; `autograd-course grade` runs them again on seeds the learner never saw, also
-replaying each update with the code's optimizer, and gives the verdict.
+answers. Part 1's check runs the answer cell on its own, as the grader does, on the learner's own code
+(graded_part1.py), and says what would fail there, never whether the stage is right. Part 2's check
+runs the behaviour checks the grader runs (autograd_course.fixing: true_loss, no_carryover,
+params_move, loss_falls) on the learner's own code and seed and names every one that fails;
+`autograd-course grade` runs them again on seeds the learner never saw, also replaying each update
+with the code's optimizer, and gives the verdict.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from autograd_course.checks import Note, ProblemView, recorded
 from autograd_course.checks.verdict import Outcome, Verdict
 from autograd_course.fixing.fixcheck import CHECKS, judge_trace
 from autograd_course.fixing.fixrun import train
+from autograd_course.graded_part1 import part1_behaviour
 from autograd_course.learner import read_learner
 from autograd_course.protocol import LEARNER_FILE
 from autograd_course.sealed import entry_key, unseal
@@ -118,6 +120,11 @@ class GradedPart(ProblemView):
         """The form of the answer: not attempted, incorrect form, or 'graded by grade' (never right/wrong)."""
         if self.number == 1:
             outcome, message = _part1_form(self.owner.namespace)
+            if outcome is Outcome.CORRECT:
+                outcome, message = part1_behaviour(self.owner.namespace, self.owner.entry["code"]) or (
+                    outcome,
+                    message,
+                )
         else:
             outcome, message = _part2_form(self.owner.namespace)
             if outcome is Outcome.CORRECT:

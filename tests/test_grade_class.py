@@ -311,7 +311,7 @@ def test_monkeypatching_in_the_notebook_does_not_turn_a_failure_into_a_pass(grad
     assert any("imports autograd_course.fixing.fixcheck" in f for f in got[2]["flags"])
     executed = nbformat.read(graded["out"] / "executed" / "dave.ipynb", as_version=4)
     # what the grader ran: its own cells around the answers' source, never the learner's notebook
-    assert "run_hidden" in executed.cells[0].source and not any("check()" in c.source for c in executed.cells)
+    assert "_proofrun" in executed.cells[0].source and not any("check()" in c.source for c in executed.cells)
 
 
 @pytest.mark.parametrize(

@@ -261,3 +261,54 @@ def test_the_practice_check_agrees_with_the_grade(tmp_path, style):
     practice = ex.part2.verdict()
     graded, _, problem, _ = _judge(tmp_path, ex_id, source)
     assert not problem and practice.status == graded.status == "passed", practice.message
+
+
+_PROOF_A = (
+    "model, optimizer = broken_setup(seed, device)\n"
+    "with expect_error(RuntimeError) as caught:\n    broken_step(model, optimizer, inputs, targets)\n"
+    "stage, evidence = Stage.LOSS_NOT_IN_GRAPH, [caught.exception, torch.is_grad_enabled()]\n"
+)
+_PART1 = {  # answer cell -> (what the graded check must say, or None: the form note; grade passes)
+    "a self-contained proof": (_PROOF_A, None, True),
+    "a model built in an earlier cell": (
+        _PROOF_A.split("\n", 1)[1],
+        "define in this cell everything it uses",
+        False,
+    ),
+    "an error typed by hand": (
+        "stage = Stage.LOSS_NOT_IN_GRAPH\n"
+        "evidence = [RuntimeError('element 0 of tensors does not require grad and does not have a grad_fn'),"
+        " True]\n",
+        "the broken code did not raise",
+        False,
+    ),
+    "a typed report object": (
+        "class Report:\n    rows = []\nstage, evidence = Stage.LOSS_NOT_IN_GRAPH, Report()\n",
+        "cannot read",
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_PART1))
+def test_the_graded_part_one_check_predicts_the_grade(tmp_path, case):
+    """The graded check runs the answer cell on its own, as the grader does, on the learner's own code:
+    what it says fails fails in `grade`; what it lets through passes there (never naming the stage)."""
+    from autograd_course.grading.proofcells import proof_apart
+    from helpers import Stage
+
+    source, says, passes = _PART1[case]
+    (tmp_path / "nb").mkdir()
+    ex, ns = _graded(tmp_path / "nb", "ada", "A")
+    ns["model"] = ns["optimizer"] = object()  # what an earlier cell left in the learner's kernel
+    ns |= {"In": ["", "import helpers", source, "ex.part1.check()"], "stage": Stage.OK, "evidence": 1.0}
+    verdict = ex.part1.verdict()
+    if says is None:
+        assert verdict.status == "passed" and "graded" in verdict.message, verdict.message
+    else:
+        assert verdict.status == "failed" and says in verdict.message, verdict.message
+    assert "LOSS_NOT_IN_GRAPH" not in verdict.message
+    answer = answer_source(source, 1)
+    proof_apart("A", "ada", answer.source, tmp_path)
+    graded = judge_part(tmp_path, "A", 1, answer, "ada")
+    assert (graded.verdict.status == "passed") is passes, graded.verdict.message

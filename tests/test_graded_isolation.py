@@ -1,6 +1,6 @@
-"""Part 2's runs happen where the course cannot be reached: the sandbox shows the toolkit and torch,
-never the course package (no catalogue, reference fix, draw or grader to import), and the harness
-arrives as source. Plain processes in bubblewrap, no kernel: the same mounts a grading kernel gets."""
+"""Both parts' runs happen where the course cannot be reached: the sandbox shows the toolkit and torch,
+never the course package (no catalogue, reference, proof, draw or grader to import), and each part's
+harness arrives as source. Plain processes in bubblewrap, no kernel: the same mounts a grading kernel gets."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import pytest
 from autograd_course.execution.sandbox import Sandbox, bwrap_problem, course_import_path, release_cgroup
 from autograd_course.grading.fixcells import fix_cells
 from autograd_course.grading.grade import part_sandbox
+from autograd_course.grading.judging import judge_part
+from autograd_course.grading.proofcells import proof_cells
 
 
 @pytest.fixture
@@ -34,7 +36,7 @@ def _in_sandbox(box: Sandbox, code: str, scratch) -> subprocess.CompletedProcess
         release_cgroup(scratch)
 
 
-def test_part_two_runs_where_the_course_cannot_be_imported(bwrap, tmp_path):
+def test_neither_part_runs_where_the_course_can_be_imported(bwrap, tmp_path):
     probe = (
         "import helpers, torch\n"
         "try:\n    import autograd_course.challenge.catalogue\nexcept ImportError as exc:\n"
@@ -42,7 +44,7 @@ def test_part_two_runs_where_the_course_cannot_be_imported(bwrap, tmp_path):
     )
     part1 = _in_sandbox(part_sandbox(Sandbox("bwrap"), 1), probe, tmp_path)
     part2 = _in_sandbox(part_sandbox(Sandbox("bwrap"), 2), probe, tmp_path)
-    assert "imported" in part1.stdout, part1.stderr[-800:]  # part 1's harness still needs it
+    assert "refused" in part1.stdout, part1.stdout + part1.stderr[-800:]
     assert "refused" in part2.stdout, part2.stdout + part2.stderr[-800:]
 
 
@@ -60,3 +62,29 @@ def test_part_two_cells_need_nothing_but_the_toolkit(bwrap, tmp_path):
     assert done.returncode == 0, done.stderr[-1500:]
     assert "course: []" in done.stdout
     assert sorted(p.name for p in tmp_path.glob("*.pt")) == ["A-part2-hidden0.pt", "A-part2-hidden1.pt"]
+
+
+def test_part_one_cells_need_nothing_but_the_toolkit(bwrap, tmp_path):
+    """Part 1's harness and hidden runs, as the grader sends them, run there without the course, the
+    doctor is gone from the toolkit, and the grader passes an honest proof from what they wrote."""
+    from autograd_course.challenge.answer_source import answer_source
+
+    proof = (
+        "model, optimizer = broken_setup(seed, device)\n"
+        "with expect_error(RuntimeError) as caught:\n    broken_step(model, optimizer, inputs, targets)\n"
+        "try:\n    diagnose(lambda: None, model, optimizer)\n"
+        "except RuntimeError as exc:\n    print('doctor:', exc)\n"
+        "stage, evidence = Stage.LOSS_NOT_IN_GRAPH, [caught.exception, torch.is_grad_enabled()]\n"
+    )
+    answer = answer_source(proof, 1)
+    cells = proof_cells({("A", 1): answer}, None, tmp_path)
+    probe = "\nimport torch\nprint('course:', sorted(m for m in torch.sys.modules if 'autograd_course' in m))"
+    done = _in_sandbox(
+        part_sandbox(Sandbox("bwrap"), 1), "\n".join(c.source for c in cells) + probe, tmp_path
+    )
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert "course: []" in done.stdout
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == ["A-part1-hidden0.json", "A-part1-hidden1.json"]
+    judged = judge_part(tmp_path, "A", 1, answer, None)
+    assert judged.verdict.status == "passed", judged.verdict.message
+    assert "no doctor" in judged.trail["printed"]

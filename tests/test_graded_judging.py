@@ -13,6 +13,7 @@ from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.grading.fixcells import run_here
 from autograd_course.grading.grade import answer_sources
 from autograd_course.grading.judging import judge_part
+from autograd_course.grading.proofcells import proof_apart
 
 
 def _run(tmp_path, ex_id: str, learner: str | None, part: int, source: str):
@@ -232,19 +233,12 @@ def test_a_right_proof_passes_where_the_first_seed_drawn_would_hide_the_bug(tmp_
 def test_the_toolkits_own_doctor_is_gone_from_the_graders_kernel(tmp_path):
     """`import helpers as toolkit; toolkit.diagnose(...)`: the grader's part-1 kernel removes the
     doctor from the toolkit itself before any answer runs (here: a process like that kernel)."""
-    import subprocess
-    import sys
-
     oracle = (
         "import helpers as toolkit\nmodel, optimizer = broken_setup(seed, device)\n"
         "d = toolkit.diagnose(lambda: broken_step(model, optimizer, inputs, targets), model, optimizer)\n"
         "stage, evidence = d.stage, d"
     )
-    code = (
-        "from autograd_course.challenge.hidden import remove_doctor, run_hidden\nremove_doctor()\n"
-        f"run_hidden('D', None, 1, {oracle!r}, {str(tmp_path)!r})"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=300, capture_output=True)
+    proof_apart("D", None, oracle, tmp_path)
     verdict, _, problem, _ = judge_part(tmp_path, "D", 1, answer_source(oracle, 1), None)
     assert verdict.status == "failed" and "no doctor" in problem
 

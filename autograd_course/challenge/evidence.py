@@ -1,9 +1,9 @@
 """Part 1's evidence kinds, one registry: how each kind is summarized, matched and described.
 
-A kind of evidence is declared once, in KINDS: which helpers objects it is, the plain data
-(JSON-able) `summarize` turns them into in the learner's kernel, how the checking process tells
-that a summary is real (it matches one step of a trusted run of the broken code, see reference.py),
-and how a message describes it. What each kind proves, per stage, is contract.py's PROOFS.
+A kind of evidence is declared once: its plain data (JSON-able), made by `proofrun.summarize` (the
+same code runs in the grader's sandbox and in the learner's kernel), and in KINDS how the checking
+process tells that a summary is real (it matches one step of a trusted run of the broken code, see
+reference.py) and how a message describes it. What each kind proves, per stage, is contract.py's PROOFS.
 """
 
 from __future__ import annotations
@@ -12,23 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import torch
-
 from autograd_course.challenge.compiled import is_broken_code
 from autograd_course.challenge.reference import BrokenTrace, StepRecord, close
-from helpers import (
-    AutogradGraph,
-    Diagnosis,
-    ExpectedError,
-    GradientReport,
-    NonFiniteError,
-    ParameterChanges,
-    ParameterReport,
-    Stage,
-    StepReport,
-    TensorInfo,
-)
-from helpers.gradients import GradClassification
+from autograd_course.proving import proofrun
+from autograd_course.proving.proofrun import stage_name
 
 __all__ = [
     "KINDS",
@@ -43,23 +30,12 @@ __all__ = [
 ]
 
 NOT_RECORDED = "does not require grad"  # what backward() says when the loss has no graph
-RAISED_BY_CODE = ("broken code", "helpers")  # where an exception must come from to be evidence
+RAISED_BY_CODE = proofrun.RAISED_BY  # where an exception must come from to be evidence
 
 
 def origin(exc: BaseException) -> str:
     """Where an exception was raised: "broken code", "helpers", "elsewhere" or "never raised"."""
-    tb = exc.__traceback__
-    if tb is None:
-        return "never raised"
-    found = "elsewhere"
-    while tb is not None:
-        frame = tb.tb_frame
-        if is_broken_code(frame.f_code.co_filename):
-            return "broken code"
-        if str(frame.f_globals.get("__name__", "")).split(".")[0] == "helpers":
-            found = "helpers"
-        tb = tb.tb_next
-    return found
+    return proofrun.origin(exc, is_broken_code)
 
 
 @dataclass(frozen=True)
@@ -67,8 +43,6 @@ class Kind:
     """One kind of evidence: the objects it reads, their summary, the realness test, the description."""
 
     name: str
-    types: tuple[type, ...]
-    fields: Callable[[Any], dict]  # the summary's fields (without "type")
     matches: Callable[[dict, BrokenTrace, int], bool]  # does the summary match step i of the trusted run?
     describe: Callable[[dict], str]
 
@@ -87,35 +61,6 @@ def _step(trace: BrokenTrace, i: int) -> StepRecord:
 def frozen_in(rows: list[dict]) -> set[str]:
     """The parameter names a report's rows show as not requiring grad."""
     return {r["name"] for r in rows if not r.get("requires_grad", r.get("status") != "FROZEN")}
-
-
-# ---- per-kind summaries ---------------------------------------------------------------------------
-
-
-def _grad_rows(report: GradientReport) -> dict:
-    return {
-        "rows": [
-            {"name": r.name, "status": r.status.name, "norm": _num(r.norm), "nan": r.nan, "inf": r.inf}
-            for r in report.rows
-        ]
-    }
-
-
-def _change_rows(changes: ParameterChanges) -> dict:
-    return {
-        "rows": [{"name": r.name, "changed": r.changed, "max_delta": _num(r.max_delta)} for r in changes.rows]
-    }
-
-
-def _tensor_fields(info: TensorInfo) -> dict:
-    return {
-        "shape": list(info.shape),
-        "requires_grad": info.requires_grad,
-        "grad_fn": info.grad_fn,
-        **{k: _num(getattr(info, k)) for k in ("min", "max", "mean")},
-        "nan": info.nan,
-        "inf": info.inf,
-    }
 
 
 # ---- per-kind realness: does the summary match what the trusted run produced? ----------------------
@@ -236,97 +181,43 @@ def _describe_changes(s: dict) -> str:
     return f"a ParameterChanges where {len(moved)} of {len(s['rows'])} parameters changed"
 
 
-def _grad_kind(name: str, types: tuple[type, ...]) -> Kind:
-    return Kind(
-        name,
-        types,
-        _grad_rows,
-        lambda s, t, i: _rows_match_grads(s["rows"], _step(t, i)),
-        _describe_grads(name),
-    )
+def _grad_kind(name: str) -> Kind:
+    return Kind(name, lambda s, t, i: _rows_match_grads(s["rows"], _step(t, i)), _describe_grads(name))
 
 
-# The registry, in the order `summarize` tries it (a GradClassification is also a GradientReport).
+# The registry: how each kind of summary (proofrun.SUMMARIES makes them) is matched and described.
 KINDS: dict[str, Kind] = {
     kind.name: kind
     for kind in [
-        Kind(
-            "Diagnosis",
-            (Diagnosis,),
-            lambda d: {"stage": d.stage.name, "step": d.step, "losses": [_num(v) for v in d.losses]},
-            _diagnosis_matches,
-            lambda s: f"a Diagnosis naming Stage.{s['stage']}",
-        ),
-        Kind(
-            "AutogradGraph",
-            (AutogradGraph,),
-            lambda g: {"empty": g.root is None, "leaves": sorted(n.label for n in g.leaves)},
-            _graph_matches,
-            _describe_graph,
-        ),
-        Kind(
-            "StepReport",
-            (StepReport,),
-            lambda r: {
-                "loss": _num(r.loss),
-                "gradients": summarize(r.classification),
-                "changes": summarize(r.changes),
-            },
-            _step_report_matches,
-            lambda s: "a StepReport",
-        ),
-        _grad_kind("GradClassification", (GradClassification,)),
-        _grad_kind("GradientReport", (GradientReport,)),
-        Kind(
-            "ParameterChanges",
-            (ParameterChanges,),
-            _change_rows,
-            lambda s, t, i: _changes_match(s["rows"], _step(t, i)),
-            _describe_changes,
-        ),
+        Kind("Diagnosis", _diagnosis_matches, lambda s: f"a Diagnosis naming Stage.{s['stage']}"),
+        Kind("AutogradGraph", _graph_matches, _describe_graph),
+        Kind("StepReport", _step_report_matches, lambda s: "a StepReport"),
+        _grad_kind("GradClassification"),
+        _grad_kind("GradientReport"),
+        Kind("ParameterChanges", lambda s, t, i: _changes_match(s["rows"], _step(t, i)), _describe_changes),
         Kind(
             "ParameterReport",
-            (ParameterReport,),
-            lambda r: {
-                "rows": [
-                    {"name": x.name, "shape": list(x.shape), "requires_grad": x.requires_grad} for x in r.rows
-                ]
-            },
             _report_matches,
             lambda s: f"a ParameterReport with frozen parameters {sorted(frozen_in(s['rows']))}",
         ),
         Kind(
             "TensorInfo",
-            (TensorInfo,),
-            _tensor_fields,
             lambda s, t, i: any(_tensor_matches(s, seen) for seen in _seen_at(t, i)),
             _describe_tensor,
         ),
         Kind(
             "NonFiniteError",
-            (NonFiniteError,),
-            lambda e: {"nan": e.nan, "inf": e.inf, "sample": list(e.sample), "origin": origin(e)},
             _nonfinite_real,
             lambda s: f"a NonFiniteError with nan={s['nan']}, inf={s['inf']}",
         ),
-        Kind(
-            "error",
-            (BaseException,),
-            lambda e: {"message": str(e), "origin": origin(e)},
-            _error_matches,
-            _describe_error,
-        ),
+        Kind("error", _error_matches, _describe_error),
         Kind(
             "answer",  # a checklist question's answer, such as torch.is_grad_enabled()
-            (bool,),
-            lambda b: {"value": bool(b)},
             lambda s, t, i: False,  # True or False can be typed by hand: never real on its own
             lambda s: f"the answer {s['value']}",
         ),
         Kind(
             "number",
-            (int, float, torch.Tensor),
-            lambda v: {"value": float(v.detach()) if isinstance(v, torch.Tensor) else float(v)},
             lambda s, t, i: close(s["value"], _step(t, i).grad_norm),
             lambda s: f"the number {s['value']:.4g}",
         ),
@@ -334,27 +225,10 @@ KINDS: dict[str, Kind] = {
 }
 
 
-def _is(kind: Kind, evidence: Any) -> bool:
-    if not isinstance(evidence, kind.types) or (isinstance(evidence, bool) and bool not in kind.types):
-        return False
-    return not isinstance(evidence, torch.Tensor) or evidence.numel() == 1
-
-
 def summarize(evidence: Any) -> dict:
-    """Plain data (JSON-able) describing one evidence object from the helpers."""
-    if isinstance(evidence, (list, tuple)):
-        return {"type": "list", "items": [summarize(e) for e in evidence]}
-    if isinstance(evidence, ExpectedError):  # what `with expect_error(...) as caught` caught
-        caught = evidence.exception
-        return (
-            {"type": "error", "message": "", "origin": "never raised"}
-            if caught is None
-            else summarize(caught)
-        )
-    kind = next((k for k in KINDS.values() if _is(k, evidence)), None)
-    if kind is None:
-        return {"type": "unknown", "name": type(evidence).__name__}
-    return {"type": kind.name, **kind.fields(evidence)}
+    """Plain data (JSON-able) describing one evidence object from the helpers (the notebook's own
+    broken code is the code whose errors count: compiled.is_broken_code)."""
+    return proofrun.summarize(evidence, is_broken_code)
 
 
 def describe(s: dict) -> str:
@@ -366,8 +240,3 @@ def describe(s: dict) -> str:
     if kind in KINDS:
         return KINDS[kind].describe(s)
     return f"an object of type {s.get('name', kind)!s} the checks cannot read"
-
-
-def stage_name(stage: Any) -> str | None:
-    """The member name of a helpers.Stage answer, or None for anything else."""
-    return stage.name if isinstance(stage, Stage) else None

@@ -13,6 +13,7 @@ import secrets
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import nbformat
 
@@ -21,17 +22,19 @@ from autograd_course.challenge.catalogue import render
 from autograd_course.challenge.hidden import hidden_path, hidden_runs
 from autograd_course.fixing import fixrun
 
-__all__ = ["HARNESS", "fix_cells", "run_apart", "run_here"]
+__all__ = ["HARNESS", "fix_cells", "harness_cell", "run_apart", "run_here"]
 
 HARNESS = "fixrun"  # the name the harness module has in the kernel
 
 
-def _harness_cell() -> str:
-    source = Path(fixrun.__file__).read_text(encoding="utf-8")
+def harness_cell(module: ModuleType, name: str) -> str:
+    """A cell that makes the module `_<name>` in the kernel from the module's source text (the kernel
+    cannot import the course; the module imports only torch, the toolkit and the standard library)."""
+    source = Path(module.__file__).read_text(encoding="utf-8")
     return (
         "import types as _types\n"
-        f"_fixrun = _types.ModuleType({HARNESS!r})\n"
-        f"exec(compile({source!r}, {HARNESS + '.py'!r}, 'exec'), _fixrun.__dict__)\n"
+        f"_{name} = _types.ModuleType({name!r})\n"
+        f"exec(compile({source!r}, {name + '.py'!r}, 'exec'), _{name}.__dict__)\n"
         "del _types"
     )
 
@@ -47,7 +50,7 @@ def fix_cells(sources: dict[tuple[str, int], AnswerSource], learner: str | None,
             name = f"<broken code {secrets.token_hex(8)}>"
             call = f"_fixrun.run_fix({answer.source!r}, {render(variant)!r}, {name!r}, {seed}, {out!r})"
             calls.append(nbformat.v4.new_code_cell(call))
-    return [nbformat.v4.new_code_cell(_harness_cell()), *calls] if calls else []
+    return [nbformat.v4.new_code_cell(harness_cell(fixrun, HARNESS)), *calls] if calls else []
 
 
 def run_here(ex_id: str, learner: str | None, source: str, export_dir: Path) -> None:

@@ -45,6 +45,7 @@ from autograd_course.fixing.fixcheck import CHECKS
 from autograd_course.grading.copies import answer_digest, flag_copies
 from autograd_course.grading.fixcells import fix_cells
 from autograd_course.grading.judging import judge_part
+from autograd_course.grading.proofcells import proof_cells
 from autograd_course.grading.trail import add_trails, executed_with_trails
 from autograd_course.learner import learner_for
 from autograd_course.modes import GRADED, PRACTICE, mode_of
@@ -166,26 +167,19 @@ def answer_sources(nb) -> dict[tuple[str, int], AnswerSource]:
 def judge_notebook(
     sources: dict[tuple[str, int], AnswerSource], learner: str | None, export_dir: Path, part: int = 1
 ):
-    """The notebook the grader runs for one part number: part 1's answers run on hidden runs with the
-    course (challenge/hidden.py); part 2's in a kernel without it (fixcells.py)."""
-    if part == 2:
-        cells = fix_cells(sources, learner, export_dir)
-    else:
-        setup = "from autograd_course.challenge.hidden import remove_doctor, run_hidden\nremove_doctor()"
-        cells = [nbformat.v4.new_code_cell(setup)]
-        for (ex_id, p), answer in sorted(sources.items()):
-            if p == 1 and answer.source and not answer.flags:
-                call = f"run_hidden({ex_id!r}, {learner!r}, 1, {answer.source!r}, {str(export_dir)!r})"
-                cells.append(nbformat.v4.new_code_cell(call))
-        cells = cells if len(cells) > 1 else []
+    """The notebook the grader runs for one part number, in a kernel that cannot import the course:
+    each part's harness and broken code are sent as text (proofcells.py, fixcells.py)."""
+    cells = (
+        fix_cells(sources, learner, export_dir) if part == 2 else proof_cells(sources, learner, export_dir)
+    )
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb
 
 
 def part_sandbox(sandbox: Sandbox | None, part: int) -> Sandbox | None:
-    """Part 2's kernels see the toolkit and never the course package; part 1's see both."""
-    return replace(sandbox, course=False) if sandbox is not None and part == 2 else sandbox
+    """The kernels that run answers (either part) see the toolkit and never the course package."""
+    return replace(sandbox, course=False) if sandbox is not None else sandbox
 
 
 def kernel_env(learner: str | None, scratch: Path, confined: bool) -> dict[str, str]:

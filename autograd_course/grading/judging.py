@@ -25,6 +25,7 @@ from autograd_course.challenge.answer_source import AnswerSource
 from autograd_course.challenge.hidden import HIDDEN_RUNS, hidden_path, hidden_runs
 from autograd_course.challenge.parts import judge_part2, part1_verdict
 from autograd_course.challenge.verdict import Outcome, Verdict
+from autograd_course.execution.refusals import refused
 from autograd_course.fixing.fixcheck import CHECKS, FixJudgement
 
 __all__ = ["EXPORT_LIMIT", "Judged", "judge_part"]
@@ -167,9 +168,10 @@ def _reached(runs: list[dict]) -> list[str]:
     found = [f"the answer cell {e}" for r in runs for e in r.get("reached") or []]
     for r in runs:
         err = r.get("error") if isinstance(r.get("error"), dict) else r.get("raised")
-        if isinstance(err, dict) and err.get("refused"):
+        what = refused(str(err.get("name")), str(err.get("message"))) if isinstance(err, dict) else ""
+        if what:
             line = f" on line {err['line']} of the answer cell" if err.get("line") else ""
-            found.append(f"the answer {err['refused']}{line} ({err['name']}: {str(err['message'])[:100]})")
+            found.append(f"the answer {what}{line} ({err['name']}: {str(err['message'])[:100]})")
     return list(dict.fromkeys(found))
 
 

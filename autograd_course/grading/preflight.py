@@ -25,8 +25,8 @@ INSTALL_HINT = (
     "pip install -c constraints.txt 'autograd-debugging-course[grade]' (torch's CPU build: add "
     "--extra-index-url https://download.pytorch.org/whl/cpu)"
 )
-# What the grader's hidden-run cell imports, plus the kernel's own torch.
-PROBE = "import torch\nfrom autograd_course.challenge.hidden import run_hidden\nprint('ready')"
+# What the grader's hidden-run cells import: torch and the toolkit (the harness itself is sent as text).
+PROBE = "import torch\nimport helpers\nprint('ready')"
 
 
 class GraderUnusable(RuntimeError):
@@ -34,7 +34,7 @@ class GraderUnusable(RuntimeError):
 
 
 def grader_problem(sandbox: Sandbox | None, timeout_s: float = 120) -> str:
-    """'' when a kernel can be started (in the sandbox) and import the grader's kernel code, else why not."""
+    """'' when a kernel can be started (in the sandbox) and import torch and the toolkit, else why not."""
     try:
         KernelSpecManager().get_kernel_spec("python3")
     except NoSuchKernel:
@@ -50,7 +50,8 @@ def grader_problem(sandbox: Sandbox | None, timeout_s: float = 120) -> str:
         return ""
     if execution.errors:
         err = execution.errors[0]
-        return f"the grading kernel cannot import the course ({err.name}: {err.message}); {INSTALL_HINT}"
+        why = f"{err.name}: {err.message}"
+        return f"the grading kernel cannot import torch or the toolkit ({why}); {INSTALL_HINT}"
     return f"the grading kernel does not run ({execution.message}); {INSTALL_HINT}"
 
 

@@ -25,7 +25,6 @@ from autograd_course.challenge.catalogue import BUGS
 from autograd_course.challenge.evidence import describe
 from autograd_course.challenge.hidden import hidden_path, hidden_runs
 from autograd_course.challenge.parts import part1_verdict
-from autograd_course.challenge.variants import Variant
 from autograd_course.fixing.fixcheck import CHECKS
 from autograd_course.grading.judging import EXPORT_LIMIT
 
@@ -50,18 +49,15 @@ CHECK_EXPECTED = {
 
 
 def _call_args(source: str) -> tuple[str, int, str] | None:
-    """(exercise, part, export folder) of a grader cell `run_hidden(ex, learner, part, source, out)`, or of
-    the cell running part 2's first hidden run, `_fixrun.run_fix(source, code, name, seed, out_file)`."""
+    """(exercise, part, export folder) of the grader cell running a part's first hidden run:
+    `_proofrun.run_part1(...)` or `_fixrun.run_fix(...)`, each (source, code, name, seed, out_file)."""
     try:
         node = ast.parse(source).body[0].value  # type: ignore[attr-defined]
-        if getattr(node.func, "attr", "") == "run_fix":
-            out = Path(ast.literal_eval(node.args[4]))
-            first = re.fullmatch(r"(.+)-part2-hidden0\.pt", out.name)
-            return (first.group(1), 2, str(out.parent)) if first else None
-        if getattr(node.func, "id", "") != "run_hidden":
+        if getattr(node.func, "attr", "") not in ("run_fix", "run_part1"):
             return None
-        ex_id, _learner, part, _source, out = (ast.literal_eval(a) for a in node.args)
-        return str(ex_id), int(part), str(out)
+        out = Path(ast.literal_eval(node.args[4]))
+        first = re.fullmatch(r"(.+)-part([12])-hidden0\.(pt|json)", out.name)
+        return (first.group(1), int(first.group(2)), str(out.parent)) if first else None
     except (SyntaxError, IndexError, AttributeError, ValueError, TypeError):
         return None
 
@@ -114,8 +110,8 @@ def _raised(error: Any) -> str:
     return f"raised {error.get('name')}{line}: {error.get('message')}"
 
 
-def _part1_run(ex_id: str, k: int, run: dict, earlier_failed: bool) -> tuple[str, dict]:
-    """(what run k returned, its check) for part 1."""
+def _part1_run(ex_id: str, hidden: tuple, k: int, run: dict, earlier_failed: bool) -> tuple[str, dict]:
+    """(what run k returned, its check) for part 1; hidden: the grader's own (variant, seed) of run k."""
     name = f"run {k + 1}: stage and evidence"
     if not run:
         return "nothing recorded", {"name": name, "status": "not_run", "measured": "", "expected": ""}
@@ -125,21 +121,19 @@ def _part1_run(ex_id: str, k: int, run: dict, earlier_failed: bool) -> tuple[str
         returned += f"; {raised}"
     if earlier_failed or run.get("not_attempted"):
         return returned, {"name": name, "status": "not_run", "measured": returned, "expected": ""}
-    try:
-        verdict = part1_verdict(ex_id, Variant.from_json(run["variant"]), stage, summary or {}, run["seed"])
-    except (KeyError, ValueError):
-        return returned, {"name": name, "status": "not_run", "measured": returned, "expected": ""}
+    variant, seed = hidden
+    verdict = part1_verdict(ex_id, variant, stage, summary if isinstance(summary, dict) else {}, seed)
     status = "passed" if verdict.status == "passed" else "failed"
-    bug = BUGS.get(str(run["variant"].get("bug")))
+    bug = BUGS.get(variant.bug)
     stage = f"Stage.{bug.stage}" if bug else "the stage of the bug"
     expected = f"{stage}, shown by evidence computed on this run"
     return returned, {"name": name, "status": status, "measured": verdict.message, "expected": expected}
 
 
-def _part1(ex_id: str, runs: list[dict]) -> dict:
+def _part1(ex_id: str, learner: str | None, runs: list[dict]) -> dict:
     returned, checks = [], []
-    for k, run in enumerate(runs):
-        text, check = _part1_run(ex_id, k, run, any(c["status"] == "failed" for c in checks))
+    for k, (run, hidden) in enumerate(zip(runs, hidden_runs(learner, ex_id, 1), strict=False)):
+        text, check = _part1_run(ex_id, hidden, k, run, any(c["status"] == "failed" for c in checks))
         returned.append(f"run {k + 1}: {text}")
         checks.append(check)
     return {"returned": "\n".join(returned), "checks": checks}
@@ -191,7 +185,7 @@ def trail_of(record: Any, export_dir: Path, learner: str | None, printed: str) -
     if not any(runs):
         trail["ran"] = [f"{line} (wrote nothing)" for line in trail["ran"]]
         return trail | {"returned": "", "checks": []}
-    return trail | (_part1(ex_id, runs) if part == 1 else _part2(record, runs))
+    return trail | (_part1(ex_id, learner, runs) if part == 1 else _part2(record, runs))
 
 
 def add_trails(records: list, nb: Any, export_dir: Path, learner: str | None) -> None:

@@ -1,0 +1,351 @@
+"""Part 1's run: the learner's proof script on the given broken code; plain data out.
+
+This file is self-contained on purpose: it imports only the standard library, torch and the
+learner's toolkit (`helpers`), never the rest of the course. The grader sends its *source* into a
+sandboxed kernel that cannot import the course (no catalogue, reference, proof or judge), runs the
+answer there on the broken code of a hidden run (rendered by the grader, compiled here under a fresh
+random file name) and writes what the answer set, as plain values: the stage's name, the evidence's
+summary, what it printed, the error it raised and its line. The grader judges that in its own
+process against its own run of the same broken code (contract.judge_evidence): nothing here decides
+a grade, so nothing here must be trusted. The practice check summarizes evidence with the same
+`summarize`.
+
+An error counts as the broken code's only when raised by code compiled under the run's file name
+(`origin`). Before and after the answer, torch and the toolkit are compared with a snapshot, and an
+audit hook notes files, network and processes the answer reached for: both are reported, for the
+instructor (the sandbox refuses the rest).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import site
+import sys
+import tempfile
+import threading
+import traceback
+import types
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import torch
+
+import helpers
+from helpers import (
+    AutogradGraph,
+    Diagnosis,
+    ExpectedError,
+    GradientReport,
+    NonFiniteError,
+    ParameterChanges,
+    ParameterReport,
+    Stage,
+    StepReport,
+    TensorInfo,
+)
+from helpers.gradients import GradClassification
+
+__all__ = [
+    "PRINTED_LIMIT",
+    "RAISED_BY",
+    "SUMMARIES",
+    "answer_namespace",
+    "no_doctor",
+    "origin",
+    "prove",
+    "run_part1",
+    "stage_name",
+    "summarize",
+    "warm_up",
+]
+
+PRINTED_LIMIT = 4000  # characters of what the answer printed that are kept for the instructor
+RAISED_BY = ("broken code", "helpers")  # where an exception must come from to count as evidence
+
+
+def origin(exc: BaseException, is_broken: Callable[[str], bool]) -> str:
+    """Where an exception was raised: "broken code", "helpers", "elsewhere" or "never raised"."""
+    tb = exc.__traceback__
+    if tb is None:
+        return "never raised"
+    found = "elsewhere"
+    while tb is not None:
+        frame = tb.tb_frame
+        if is_broken(frame.f_code.co_filename):
+            return "broken code"
+        if str(frame.f_globals.get("__name__", "")).split(".")[0] == "helpers":
+            found = "helpers"
+        tb = tb.tb_next
+    return found
+
+
+def _num(v: Any) -> float | None:
+    return None if v is None else float(v)
+
+
+def _grad_rows(report: Any, _is_broken: Callable) -> dict:
+    return {
+        "rows": [
+            {"name": r.name, "status": r.status.name, "norm": _num(r.norm), "nan": r.nan, "inf": r.inf}
+            for r in report.rows
+        ]
+    }
+
+
+def _change_rows(changes: Any, _is_broken: Callable) -> dict:
+    return {
+        "rows": [{"name": r.name, "changed": r.changed, "max_delta": _num(r.max_delta)} for r in changes.rows]
+    }
+
+
+def _tensor_fields(info: Any, _is_broken: Callable) -> dict:
+    return {
+        "shape": list(info.shape),
+        "requires_grad": info.requires_grad,
+        "grad_fn": info.grad_fn,
+        **{k: _num(getattr(info, k)) for k in ("min", "max", "mean")},
+        "nan": info.nan,
+        "inf": info.inf,
+    }
+
+
+def _step_fields(r: Any, is_broken: Callable) -> dict:
+    return {
+        "loss": _num(r.loss),
+        "gradients": summarize(r.classification, is_broken),
+        "changes": summarize(r.changes, is_broken),
+    }
+
+
+# (kind, the objects it reads, its summary's fields), in the order summarize tries them (a
+# GradClassification is also a GradientReport). contract.py says what each kind proves.
+SUMMARIES: tuple[tuple[str, tuple[type, ...], Callable[[Any, Callable], dict]], ...] = (
+    (
+        "Diagnosis",
+        (Diagnosis,),
+        lambda d, _: {"stage": d.stage.name, "step": d.step, "losses": [_num(v) for v in d.losses]},
+    ),
+    (
+        "AutogradGraph",
+        (AutogradGraph,),
+        lambda g, _: {"empty": g.root is None, "leaves": sorted(n.label for n in g.leaves)},
+    ),
+    ("StepReport", (StepReport,), _step_fields),
+    ("GradClassification", (GradClassification,), _grad_rows),
+    ("GradientReport", (GradientReport,), _grad_rows),
+    ("ParameterChanges", (ParameterChanges,), _change_rows),
+    (
+        "ParameterReport",
+        (ParameterReport,),
+        lambda r, _: {
+            "rows": [
+                {"name": x.name, "shape": list(x.shape), "requires_grad": x.requires_grad} for x in r.rows
+            ]
+        },
+    ),
+    ("TensorInfo", (TensorInfo,), _tensor_fields),
+    (
+        "NonFiniteError",
+        (NonFiniteError,),
+        lambda e, b: {"nan": e.nan, "inf": e.inf, "sample": list(e.sample), "origin": origin(e, b)},
+    ),
+    ("error", (BaseException,), lambda e, b: {"message": str(e), "origin": origin(e, b)}),
+    ("answer", (bool,), lambda v, _: {"value": bool(v)}),  # a checklist's answer: torch.is_grad_enabled()
+    (
+        "number",
+        (int, float, torch.Tensor),
+        lambda v, _: {"value": float(v.detach()) if isinstance(v, torch.Tensor) else float(v)},
+    ),
+)
+
+
+def _is(types_: tuple[type, ...], evidence: Any) -> bool:
+    if not isinstance(evidence, types_) or (isinstance(evidence, bool) and bool not in types_):
+        return False
+    return not isinstance(evidence, torch.Tensor) or evidence.numel() == 1
+
+
+def summarize(evidence: Any, is_broken: Callable[[str], bool]) -> dict:
+    """Plain data (JSON-able) describing one evidence object from the helpers; is_broken says which
+    compiled file names hold the broken code (an error raised there is the code's own)."""
+    if isinstance(evidence, (list, tuple)):
+        return {"type": "list", "items": [summarize(e, is_broken) for e in evidence]}
+    if isinstance(evidence, ExpectedError):  # what `with expect_error(...) as caught` caught
+        caught = evidence.exception
+        if caught is None:
+            return {"type": "error", "message": "", "origin": "never raised"}
+        return summarize(caught, is_broken)
+    for name, types_, fields in SUMMARIES:
+        if _is(types_, evidence):
+            return {"type": name, **fields(evidence, is_broken)}
+    return {"type": "unknown", "name": type(evidence).__name__}
+
+
+def stage_name(stage: Any) -> str | None:
+    """The member name of a helpers.Stage answer, or None for anything else."""
+    return stage.name if isinstance(stage, Stage) else None
+
+
+def _no_doctor(*_args: Any, **_kwargs: Any) -> None:
+    raise RuntimeError("the grader's run has no doctor: prove the stage with the plain tools")
+
+
+def no_doctor() -> None:
+    """Take the doctor out of the toolkit itself (`import helpers` reaches it), before any answer runs."""
+    for module in (helpers, helpers.doctor, helpers.doctor.diagnosis):
+        module.diagnose = _no_doctor
+
+
+def _watched_objects() -> tuple:
+    optim = torch.optim
+    functional = torch.nn.functional
+    modules = (torch, torch.Tensor, torch.nn.Module, functional, torch.autograd, helpers, helpers.TinyNet)
+    return (*modules, optim.Optimizer, optim.Adam, optim.AdamW, optim.SGD)
+
+
+def _snapshot() -> dict[str, int]:
+    """id of every attribute of the watched modules and classes (submodules imported lazily left out)."""
+    return {
+        f"{getattr(o, '__name__', o)}.{k}": id(v)
+        for o in _watched_objects()
+        for k, v in list(vars(o).items())
+        if not isinstance(v, types.ModuleType)
+    }
+
+
+def _changed(before: dict[str, int]) -> list[str]:
+    """The watched attributes an answer replaced, added or deleted (at most five named)."""
+    after = _snapshot()
+    return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))[:5]
+
+
+class _Watch:
+    """An audit hook noting what an answer reaches for beyond its own run: files elsewhere, the network,
+    other processes. The sandbox refuses them; this tells the instructor, even when the answer catches
+    the refusal itself."""
+
+    def __init__(self) -> None:
+        self.on, self.events, self.thread = False, [], threading.get_ident()
+        places = (sys.prefix, sys.base_prefix, *site.getsitepackages(), *sys.path, "/usr", "/lib", "/proc")
+        self.readable = tuple(os.path.realpath(p) for p in (*places, "/sys", "/dev", "/etc") if p)
+        self.own = (os.getcwd(), os.path.realpath(tempfile.gettempdir()))  # found before the hook is on
+        sys.addaudithook(self)
+
+    def __call__(self, event: str, args: tuple) -> None:
+        # only the thread running the answer: the kernel's own threads (its sockets) go on untouched
+        if not self.on or threading.get_ident() != self.thread:
+            return
+        if event == "open" and isinstance(args[0], str) and not self._inside(args[0], args[1]):
+            self.events.append(f"opened {args[0]}")
+        elif event in ("socket.connect", "socket.getaddrinfo", "socket.bind"):
+            self.events.append("used the network")
+            raise PermissionError("the grader's run of an answer has no network")
+        elif event in ("os.fork", "os.forkpty", "os.system", "subprocess.Popen", "os.posix_spawn", "os.exec"):
+            self.events.append(f"started a process ({event})")
+            raise PermissionError("the grader's run of an answer starts no process")
+
+    def _inside(self, path: str, mode: str | None) -> bool:
+        full = os.path.realpath(path)
+        if full.startswith(self.own):
+            return True
+        return not (mode and any(c in str(mode) for c in "wax+")) and full.startswith(self.readable)
+
+
+_WATCH: list[_Watch] = []  # the one audit hook, installed on the first run (never on import)
+
+
+@contextlib.contextmanager
+def _watched() -> Iterator[list[str]]:
+    """Run the block as the answer: its thread watched, torch and the toolkit compared before and after.
+    Yields the list of what it changed, filled when the block ends."""
+    if not _WATCH:
+        _WATCH.append(_Watch())
+    watch, before, changed = _WATCH[0], _snapshot(), []
+    watch.on, watch.thread = True, threading.get_ident()
+    try:
+        yield changed
+    finally:
+        watch.on = False
+    changed += _changed(before)
+
+
+def _reached() -> list[str]:
+    """What the answer reached for since the last call (at most five, each once)."""
+    events = _WATCH[0].events if _WATCH else []
+    reached = list(dict.fromkeys(events))[:5]
+    events.clear()
+    return reached
+
+
+def _failure(exc: BaseException) -> dict[str, Any]:
+    """An exception as plain data: its name, first line and the answer's line it came from."""
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<answer>"]
+    first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+    return {"name": type(exc).__name__, "message": first, "line": lines[-1] if lines else None}
+
+
+def answer_namespace(code: str, filename: str, seed: int) -> dict[str, Any]:
+    """The names an answer cell may use: the toolkit (no doctor), torch, the given code, the problem."""
+    ns: dict[str, Any] = {name: getattr(helpers, name) for name in helpers.__all__}
+    ns |= {"torch": torch, "F": torch.nn.functional, "TinyNet": helpers.TinyNet, "diagnose": _no_doctor}
+    exec(compile(code, filename, "exec"), ns)  # the broken code, as the learner was given it
+    ns |= {"NotAttempted": NotAttempted}
+    inputs, targets = helpers.make_tiny_problem(seed, device="cpu")
+    ns |= {"inputs": inputs, "targets": targets, "seed": seed, "device": "cpu", "__name__": "__main__"}
+    return ns
+
+
+class NotAttempted:
+    """The placeholder `stage` and `evidence` hold until the learner sets them."""
+
+    def __repr__(self) -> str:
+        return "NotAttempted"
+
+
+def warm_up(code: str, filename: str) -> None:
+    """Run the broken code once before the first answer, so torch's lazy set-up is not taken for an
+    answer's change."""
+    ns = answer_namespace(code, filename, 0)
+    for optimizer in (torch.optim.Adam, torch.optim.AdamW, torch.optim.SGD):  # the first one wraps step
+        optimizer([torch.zeros(1, requires_grad=True)], lr=0.1)
+    with torch.random.fork_rng(devices=[]), contextlib.suppress(Exception):
+        model, optimizer = ns["broken_setup"](0, "cpu")
+        summarize(helpers.gradient_report(model), lambda _: False)
+        ns["broken_step"](model, optimizer, ns["inputs"], ns["targets"])
+
+
+def prove(source: str, code: str, filename: str, seed: int) -> dict[str, Any]:
+    """Run the answer on the given code and seed: what it set, printed, raised, changed and reached."""
+    ns = answer_namespace(code, filename, seed)
+    ns["stage"] = ns["evidence"] = placeholder = ns["NotAttempted"]
+    printed, error = io.StringIO(), None
+    with _watched() as changed, contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        try:
+            exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
+        except Exception as exc:  # judged on the names it set before the error
+            error = _failure(exc)
+    stage, evidence = ns.get("stage", placeholder), ns.get("evidence", placeholder)
+    attempted = stage is not placeholder and evidence is not placeholder
+    summary = summarize(evidence, lambda name: name == filename) if attempted and not changed else None
+    return {
+        "error": error,
+        "changed": changed,
+        "reached": _reached(),
+        "not_attempted": not attempted,
+        "printed": printed.getvalue()[-PRINTED_LIMIT:],
+        "stage": stage_name(stage) if attempted else None,
+        "summary": summary,
+    }
+
+
+def run_part1(source: str, code: str, filename: str, seed: int, out: str) -> None:
+    """One hidden run of a part-1 answer: write prove's plain data to out (JSON)."""
+    if not _WATCH:
+        warm_up(code, filename)
+    with torch.random.fork_rng(devices=[]):
+        result = prove(source, code, filename, seed)
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(result, f)
