@@ -1,4 +1,4 @@
-"""`check` of a workspace starts one kernel for its notebooks (per --jobs), not one per notebook."""
+"""`check` of a workspace starts one kernel per part for its notebooks (per --jobs), not one per notebook."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_notebooks_are_split_into_jobs_groups_of_neighbours():
 
 
 @pytest.mark.slow
-def test_check_of_a_workspace_runs_one_kernel_and_judges_each_notebook(tmp_path, monkeypatch, capsys):
+def test_check_of_a_workspace_runs_a_kernel_per_part_and_judges_each_notebook(tmp_path, monkeypatch, capsys):
     ws = tmp_path / "my-work"
     assert main(["start", str(ws)]) == 0
     solved = next(ws.glob("B_*.ipynb"))
@@ -35,7 +35,7 @@ def test_check_of_a_workspace_runs_one_kernel_and_judges_each_notebook(tmp_path,
     monkeypatch.setattr(grade, "execute_cells", lambda *a, **kw: kernels.append(a) or real(*a, **kw))
     capsys.readouterr()
     assert main(["check", str(ws)]) == 1  # the untouched ones are not attempted
-    assert len(kernels) == 1
+    assert len(kernels) == 2  # one kernel per part, shared by the workspace's notebooks
     out = capsys.readouterr().out
     words = [line.split() for line in out.splitlines()]
     rows = [w[:4] for w in words if w and w[0].endswith(".ipynb")]
