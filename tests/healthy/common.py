@@ -198,14 +198,8 @@ def clipping() -> Loop:
     return Loop(step, model, optimizer, lambda: evaluate(model, lambda: F.mse_loss(model(x), y)))
 
 
-def per_epoch_schedule() -> Loop:
-    """StepLR stepped once an epoch (every 4 batches), inside the step."""
-    torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
-    x, y = _classes(8, 64, 6, 3)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.3)
-    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=10, gamma=0.5)
-    batch = {"i": 0}
+def epoch_stepped(model: nn.Module, x, y, optimizer, scheduler, batch: dict[str, int]) -> Loop:
+    """Four batches of 16 an epoch; the schedule steps once an epoch, when batch["i"] wraps to 0."""
 
     def step() -> torch.Tensor:
         i = batch["i"]
@@ -220,6 +214,16 @@ def per_epoch_schedule() -> Loop:
 
     metric = lambda: evaluate(model, lambda: F.cross_entropy(model(x), y))  # noqa: E731
     return Loop(step, model, optimizer, metric, counters=[batch], schedulers=[scheduler])
+
+
+def per_epoch_schedule() -> Loop:
+    """StepLR stepped once an epoch (every 4 batches), inside the step."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
+    x, y = _classes(8, 64, 6, 3)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.3)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=10, gamma=0.5)
+    return epoch_stepped(model, x, y, optimizer, scheduler, {"i": 0})
 
 
 class Standardised(nn.Module):

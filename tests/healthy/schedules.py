@@ -6,6 +6,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from healthy.common import epoch_stepped
 from healthy.loop import Healthy, Loop, data, evaluate
 
 
@@ -64,20 +65,7 @@ def cosine_per_epoch_near_end() -> Loop:
         optimizer.step()
         scheduler.step()
     batch = {"i": 2}  # mid-epoch: the second call of the step ends the epoch
-
-    def step() -> torch.Tensor:
-        i = batch["i"]
-        optimizer.zero_grad()
-        loss = F.cross_entropy(model(x[i * 16 : i * 16 + 16]), y[i * 16 : i * 16 + 16])
-        loss.backward()
-        optimizer.step()
-        batch["i"] = (i + 1) % 4
-        if batch["i"] == 0:
-            scheduler.step()
-        return loss.detach()
-
-    metric = lambda: evaluate(model, lambda: F.cross_entropy(model(x), y))  # noqa: E731
-    return Loop(step, model, optimizer, metric, counters=[batch], schedulers=[scheduler])
+    return epoch_stepped(model, x, y, optimizer, scheduler, batch)
 
 
 LOOPS = (
