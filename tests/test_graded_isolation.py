@@ -4,6 +4,7 @@ harness arrives as source. Plain processes in bubblewrap, no kernel: the same mo
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -88,3 +89,38 @@ def test_part_one_cells_need_nothing_but_the_toolkit(bwrap, tmp_path):
     judged = judge_part(tmp_path, "A", 1, answer, None)
     assert judged.verdict.status == "passed", judged.verdict.message
     assert "no doctor" in judged.trail["printed"]
+
+
+_WATCHED_READS = """
+import json, traceback
+import torch
+import helpers
+from autograd_course.proving import proofrun
+with proofrun._watched():
+    try:
+        helpers.assert_finite(torch.tensor(float("nan")), "x")
+    except Exception:
+        traceback.format_exc()  # reads the toolkit's source for the frames (linecache)
+honest = proofrun._reached()
+with proofrun._watched():
+    try:
+        open(proofrun.__file__.replace("proving/proofrun.py", "grading/grade.py")).read()
+    except OSError:
+        pass
+print(json.dumps([honest, proofrun._reached()]))
+"""
+
+
+def test_the_watch_lets_a_traceback_read_the_toolkit_and_still_reports_reading_the_grader(tmp_path):
+    """The course installed editable (the README's setup) and the work folder outside /tmp: a traceback
+    through the toolkit is no reach for files, while opening the grader's source still is."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"TMPDIR": str(work)}
+    done = subprocess.run(
+        [sys.executable, "-c", _WATCHED_READS], cwd=work, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    honest, attack = json.loads(done.stdout.splitlines()[-1])
+    assert honest == []
+    assert len(attack) == 1 and attack[0].startswith("opened ") and attack[0].endswith("grade.py")

@@ -229,8 +229,11 @@ class _Watch:
 
     def __init__(self) -> None:
         self.on, self.events, self.thread = False, [], threading.get_ident()
-        places = (sys.prefix, sys.base_prefix, *site.getsitepackages(), *sys.path, "/usr", "/lib", "/proc")
-        self.readable = tuple(os.path.realpath(p) for p in (*places, "/sys", "/dev", "/etc") if p)
+        # the toolkit's source: a traceback through it reads it (linecache), and an editable install keeps
+        # it outside site-packages and sys.path
+        toolkit = os.path.dirname(helpers.__file__)
+        places = (sys.prefix, sys.base_prefix, *site.getsitepackages(), *sys.path, toolkit, "/usr", "/lib")
+        self.readable = tuple(os.path.realpath(p) for p in (*places, "/proc", "/sys", "/dev", "/etc") if p)
         self.own = (os.getcwd(), os.path.realpath(tempfile.gettempdir()))  # found before the hook is on
         sys.addaudithook(self)
 
