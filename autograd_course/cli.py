@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
-import pkgutil
 import sys
 from collections.abc import Sequence
 
-from autograd_course import commands
+from autograd_course.commands import command_modules
 from autograd_course.course import course_map_text
+from autograd_course.protocol import CommandError
 
 __all__ = ["build_parser", "course_map_text", "main"]
 
@@ -19,15 +18,10 @@ WORKSPACE_NOTE = (
     "the challenge notebooks at the top of DIR/ (graded by `autograd-course check DIR`), your\n"
     "replaced versions in DIR/backups/ (`autograd-course reset`)."
 )
-
-# Learner commands first, then instructor, then maintainer; others alphabetically after.
-_ORDER = ["learn", "start", "check", "progress", "reset", "grade", "run", "links", "map"]
-
-
-def _command_modules() -> list:
-    names = [m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_")]
-    names.sort(key=lambda n: (_ORDER.index(n) if n in _ORDER else len(_ORDER), n))
-    return [importlib.import_module(f"{commands.__name__}.{n}") for n in names]
+OTHERS_NOTE = (
+    "Running a class: `autograd-course help instructor`.\n"
+    "Maintaining the course: `autograd-course help maintainer`."
+)
 
 
 class _CourseParser(argparse.ArgumentParser):
@@ -39,7 +33,7 @@ class _CourseParser(argparse.ArgumentParser):
 
     @property
     def epilog(self) -> str:
-        return f"{course_map_text()}\n\n{WORKSPACE_NOTE}"
+        return f"{course_map_text()}\n\n{WORKSPACE_NOTE}\n\n{OTHERS_NOTE}"
 
     @epilog.setter
     def epilog(self, _value: str | None) -> None:  # argparse assigns one in __init__
@@ -47,7 +41,8 @@ class _CourseParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand found in autograd_course.commands."""
+    """The argument parser with every subcommand found in autograd_course.commands; its help lists a
+    learner's commands only (the others run all the same, and `help instructor` lists them)."""
     parser = _CourseParser(
         prog="autograd-course",
         description="Autograd Debugging: a course on finding and fixing PyTorch autograd bugs.",
@@ -55,8 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     # Subcommands get a plain parser: the course map is the top-level help's epilog, not theirs.
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=argparse.ArgumentParser)
-    for module in _command_modules():
-        child = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+    for module in command_modules():
+        listed = {"help": module.HELP} if module.AUDIENCE == "learner" else {}
+        child = sub.add_parser(module.NAME, description=module.HELP, **listed)
         module.add_arguments(child)
         child.set_defaults(_main=module.main)
     return parser
@@ -73,6 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(args._main(args) or 0)
         sys.stdout.flush()  # here, where a reader that left can be handled, not at interpreter exit
         return code
+    except CommandError as exc:  # the one place a command's failure is printed
+        sys.stdout.flush()
+        print("\n".join(exc.lines()), file=sys.stderr)
+        return exc.code
     except BrokenPipeError:  # `autograd-course progress | head`: the reader left, which is fine
         _quiet_stdout()
         return 0

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from pathlib import Path
 
 from autograd_course.classroom.homes import is_challenge_name
 from autograd_course.course import exercise_ids
 from autograd_course.learner import read_learner
+from autograd_course.protocol import CommandError
 from autograd_course.saved import activities_correct, check_cells, read_notebook
 from autograd_course.workspace import PROGRESS_FILE, write_progress
 
 NAME = "check"
+AUDIENCE = "learner"
 HELP = "grade your challenge notebooks (a file or a folder, default my-work/) in a fresh kernel"
 PURPOSE = (
     "`autograd-course check` grades the challenge notebooks (A_*.ipynb ... M3_*.ipynb) in a fresh kernel"
@@ -65,21 +66,16 @@ def main(args: argparse.Namespace) -> int:
     path = Path(args.path).resolve()  # the grader's kernel runs elsewhere: keep no relative path
     found = _found(path)
     if found is None:
-        print(
-            f"error: {path} does not exist; expected a notebook or a folder (run `autograd-course start`)",
-            file=sys.stderr,
+        raise CommandError(
+            f"{path} does not exist; expected a notebook or a folder (run `autograd-course start`)"
         )
-        return 2
     workspace, notebooks = found
     if not notebooks:
-        print(f"error: no notebooks in {path}; run `autograd-course start` first", file=sys.stderr)
-        return 2
+        raise CommandError(f"no notebooks in {path}; run `autograd-course start` first")
     if args.timeout <= 0 or args.jobs < 1:
-        print(
-            f"error: expected a positive --timeout and --jobs >= 1, got {args.timeout} and {args.jobs}",
-            file=sys.stderr,
+        raise CommandError(
+            f"expected a positive --timeout and --jobs >= 1, got {args.timeout} and {args.jobs}"
         )
-        return 2
     challenge, lessons, others = _split(notebooks)
     if lessons and challenge:
         print(f"skipped {len(lessons)} lessons: they check their activities as you run them")
@@ -120,8 +116,7 @@ def _grade(workspace: Path, notebooks: list[Path], args: argparse.Namespace) -> 
     try:
         check_grader(None, subs)
     except GraderUnusable as exc:
-        print(f"error: `check` cannot grade in this installation: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(f"`check` cannot grade in this installation: {exc}") from None
     records = grade_folder(subs, jobs=args.jobs, timeout=args.timeout, progress=len(files) > 1)
     print(table_text(records))
     modes = sorted({f"{r.submission}: {r.mode}" for r in records if r.part})

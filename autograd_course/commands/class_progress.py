@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
+from autograd_course.protocol import CommandError
+
 NAME = "class-progress"
+AUDIENCE = "instructor"
 HELP = (
     "show every learner's lessons run, activities, challenge parts and last activity (never runs their code)"
 )
@@ -50,11 +52,9 @@ def main(args: argparse.Namespace) -> int:
     """Show the room (again every --every seconds); exit 2 for a HOMES that is not a folder."""
     homes = Path(args.homes)
     if not homes.is_dir():
-        print(f"error: {homes} is not a folder; expected the folder of the learners' homes", file=sys.stderr)
-        return 2
+        raise CommandError(f"{homes} is not a folder; expected the folder of the learners' homes")
     if args.every is not None and args.every <= 0:
-        print(f"error: --every needs a positive number of seconds, got {args.every}", file=sys.stderr)
-        return 2
+        raise CommandError(f"--every needs a positive number of seconds, got {args.every}")
     try:
         while True:
             _show(args, homes)
@@ -64,5 +64,4 @@ def main(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     except OSError as exc:  # --html somewhere it cannot write
-        print(f"error: cannot write {args.html}: {exc.strerror}", file=sys.stderr)
-        return 2
+        raise CommandError(f"cannot write {args.html}: {exc.strerror}") from None

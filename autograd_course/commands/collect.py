@@ -6,7 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograd_course.protocol import CommandError
+
 NAME = "collect"
+AUDIENCE = "instructor"
 HELP = "copy every learner's challenge notebooks from the hub's home folders into a folder for `grade`"
 
 
@@ -28,11 +31,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _error(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
-
-
 def _release_names(path: Path) -> dict[str, str]:
     """{id: name} of the roster the class was released with (the reader `grade --roster` uses)."""
     from autograd_course.grading.students import RosterError, read_roster
@@ -51,18 +49,18 @@ def main(args: argparse.Namespace) -> int:
     homes, out = Path(args.homes).resolve(), Path(args.out).resolve()
     roster = Path(args.roster).resolve() if args.roster else out.with_name(out.name + "-roster.csv")
     if out == homes or homes in out.parents:
-        return _error("--out is inside HOMES; collect into a folder outside the learners' homes")
+        raise CommandError("--out is inside HOMES; collect into a folder outside the learners' homes")
     if roster.exists():
-        return _error(f"{roster} exists; pass --roster with a new file name")
+        raise CommandError(f"{roster} exists; pass --roster with a new file name")
     try:
         names = _release_names(Path(args.names)) if args.names else {}
         learners = find_homes(homes, args.prefix)
         if not learners:
             starting = f" starting with {args.prefix!r}" if args.prefix else ""
-            return _error(f"no home folders in {homes}{starting}")
+            raise CommandError(f"no home folders in {homes}{starting}")
         done = collect_work(learners, out)
     except (ValueError, CollectError) as exc:
-        return _error(str(exc))
+        raise CommandError(str(exc)) from None
     for user, files in done.copied.items():
         print(f"{user} (learner id {done.ids[user]}): {len(files)} notebook(s)")
     if done.empty:

@@ -6,7 +6,8 @@ import argparse
 import sys
 
 NAME = "generate"
-HELP = "maintainers: write exercises/ from solutions/ (and the evidence contract); --check only reports"
+AUDIENCE = "maintainer"
+HELP = "write exercises/ from solutions/ (and the evidence contract); --check only reports"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +25,7 @@ def main(args: argparse.Namespace) -> int:
         for problem in problems:
             print(problem, file=sys.stderr)
         if problems:
-            print("error: challenge files are stale; run: autograd-course generate", file=sys.stderr)
+            print("challenge files are stale; run: autograd-course generate", file=sys.stderr)
             return 1
         print("challenge files are up to date")
         return 0

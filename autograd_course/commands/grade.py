@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from autograd_course.commands._verbosity import add_verbosity, configure_logging
@@ -11,6 +10,7 @@ from autograd_course.execution.sandbox import MODES
 from autograd_course.grading.options import ASSIGNMENT, POLICIES
 
 NAME = "grade"
+AUDIENCE = "instructor"
 HELP = "grade a class: students, points, gradebooks, feedback, sandboxed kernels, shards"
 EPILOG = """exit status: 0 grading completed (whatever the students scored); 1 with --strict when any
 part is not passed; 2 bad input (nothing graded); 3 some submissions could not be graded
@@ -62,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Grade (or merge shards), write results, gradebooks and feedback; exit as EPILOG says."""
     # The grader imports torch: only when grading, not for every `autograd-course` call.
-    from autograd_course.grading.classroom import ClassOptions, GradeInputError, grade_class, merge_class
+    from autograd_course.grading.classroom import ClassOptions, grade_class, merge_class
 
     configure_logging(args, "autograd_course.grading")
     options = ClassOptions(
@@ -82,10 +82,6 @@ def main(args: argparse.Namespace) -> int:
         overrides=Path(args.overrides) if args.overrides else None,
         secret=Path(args.secret) if args.secret else None,
     )
-    try:
-        if args.merge:
-            return merge_class(options, [Path(p).resolve() for p in args.merge])
-        return grade_class(options)
-    except GradeInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    if args.merge:  # bad input raises GradeInputError, a CommandError: the CLI prints it, exit 2
+        return merge_class(options, [Path(p).resolve() for p in args.merge])
+    return grade_class(options)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from autograd_course.protocol import CommandError
+
 NAME = "gradescope"
+AUDIENCE = "instructor"
 HELP = "build the Gradescope autograder bundle (setup.sh, run_autograder, the course as a wheel)"
 
 
@@ -35,11 +37,9 @@ def main(args: argparse.Namespace) -> int:
 
     out = Path(args.out).resolve()
     if out.exists() and not args.overwrite:
-        print(f"error: {out} exists; pass --overwrite or choose another --out", file=sys.stderr)
-        return 2
+        raise CommandError(f"{out} exists; pass --overwrite or choose another --out")
     if not out.parent.is_dir():
-        print(f"error: {out.parent} is not a folder; expected --out in an existing folder", file=sys.stderr)
-        return 2
+        raise CommandError(f"{out.parent} is not a folder; expected --out in an existing folder")
     try:
         build_bundle(
             out,
@@ -47,7 +47,6 @@ def main(args: argparse.Namespace) -> int:
             Path(args.secret) if args.secret else None,
         )
     except BundleError as exc:
-        print(f"error: no bundle written: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(f"no bundle written: {exc}") from None
     print(f"wrote {out}: upload it as the assignment's autograder (Configure Autograder > Zip file upload)")
     return 0

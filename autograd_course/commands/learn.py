@@ -17,8 +17,10 @@ from urllib.parse import quote
 from autograd_course.class_copy import NO_CONTENT, has_content
 from autograd_course.commands.start import make_workspace
 from autograd_course.learner_path import exercise_states, lesson_states, next_notebook
+from autograd_course.protocol import CommandError
 
 NAME = "learn"
+AUDIENCE = "learner"
 HELP = "open JupyterLab at your next lesson (makes the workspace, default my-work/, the first time)"
 LAB_HINT = 'pip install "autograd-debugging-course[lab]" (or open the notebook in the Jupyter you have)'
 
@@ -56,12 +58,9 @@ def launch(command: list[str]) -> int:
 def main(args: argparse.Namespace) -> int:
     """Make or complete the workspace quietly, say where the learner is, then run (or print) JupyterLab."""
     if not has_content():
-        print(f"error: {NO_CONTENT}", file=sys.stderr)
-        return 2
+        raise CommandError(NO_CONTENT)
     workspace = Path(args.dir)
-    code, done = make_workspace(workspace, args.seed)
-    if done is None:
-        return code
+    done = make_workspace(workspace, args.seed)
     if done.copied:
         print(
             f"Your workspace {workspace}: {len(done.copied)} notebooks copied (yours are never overwritten)."
@@ -73,10 +72,8 @@ def main(args: argparse.Namespace) -> int:
         print(shlex.join(command))
         return 0
     if importlib.util.find_spec("jupyterlab") is None:
-        print(f"error: JupyterLab is not installed; {LAB_HINT}", file=sys.stderr)
-        if upcoming:
-            print(f"your next notebook: {upcoming}", file=sys.stderr)
-        return 2
+        notes = [f"your next notebook: {upcoming}"] if upcoming else []
+        raise CommandError(f"JupyterLab is not installed; {LAB_HINT}", *notes)
     print(f"Opening {where} in JupyterLab (`autograd-course progress` shows the rest; Ctrl+C stops it).")
     sys.stdout.flush()
     return launch(command)

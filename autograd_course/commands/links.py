@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from urllib.parse import urlencode, urlparse
 
 from autograd_course.course import course_notebooks, exercise_notebooks
+from autograd_course.protocol import CommandError
 from autograd_course.repository import binder_link, colab_link, repo_parts, repository
 
 NAME = "links"
+AUDIENCE = "instructor"
 HELP = "print Open-in-Colab, Binder and JupyterHub (nbgitpuller) links for your fork of the course"
 
 COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
@@ -90,24 +92,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Print the links; exit 2 for a repository or hub that is not an https URL."""
     if args.hub and urlparse(args.hub).scheme not in ("http", "https"):
-        print(
-            f"error: expected --hub as an https URL like https://hub.example.edu; got {args.hub!r}",
-            file=sys.stderr,
-        )
-        return 2
+        raise CommandError(f"expected --hub as an https URL like https://hub.example.edu; got {args.hub!r}")
     setting = repository()
     repo = args.repo or setting
     if not repo:
-        print(
-            "error: no repository: pass --repo URL, or set [project.urls] Repository in pyproject.toml",
-            file=sys.stderr,
+        raise CommandError(
+            "no repository: pass --repo URL, or set [project.urls] Repository in pyproject.toml"
         )
-        return 2
     try:
         links = notebook_links(repo, args.ref, args.hub)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(str(exc)) from None
     if links and not links[0].colab:
         print("no Colab links: Colab opens notebooks from github.com only", file=sys.stderr)
     elif links and not setting:

@@ -7,6 +7,7 @@ import argparse
 from autograd_course.course import course_map_text
 
 NAME = "map"
+AUDIENCE = "learner"
 HELP = "print the course map (notebooks in order, what each teaches)"
 
 

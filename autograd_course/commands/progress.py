@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from autograd_course.class_copy import NO_CONTENT, has_content
@@ -14,8 +13,10 @@ from autograd_course.learner_path import (
     minutes_text,
     next_notebook,
 )
+from autograd_course.protocol import CommandError
 
 NAME = "progress"
+AUDIENCE = "learner"
 HELP = "show each lesson's activities done, the challenge exercises (from your last `check`), time left, next"
 
 
@@ -27,12 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Print one line per lesson and per exercise, the time left and the next notebook; imports no torch."""
     if not has_content():
-        print(f"error: {NO_CONTENT}; your instructor follows your progress", file=sys.stderr)
-        return 2
+        raise CommandError(f"{NO_CONTENT}; your instructor follows your progress")
     workspace = Path(args.dir)
     if not workspace.is_dir():
-        print(f"error: no workspace at {workspace}; run `autograd-course start` first", file=sys.stderr)
-        return 2
+        raise CommandError(f"no workspace at {workspace}; run `autograd-course start` first")
     lessons, exercises = lesson_states(workspace), exercise_states(workspace)
     width = max(len(s.title) for s in lessons)
     print(f"Lessons in {workspace / 'lessons'} (activities correct in the notebooks you saved):")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from autograd_course.protocol import CommandError
+
 NAME = "release"
+AUDIENCE = "instructor"
 HELP = "write the student release (lessons and exercises, never solutions/) for learners to pull on a hub"
 EPILOG = """Push OUT as a branch of your repository and point the links at it, e.g.
   autograd-course release student && cd student && git init -b student && git add -A
@@ -45,19 +47,14 @@ def main(args: argparse.Namespace) -> int:
     from autograd_course.grading.students import read_roster
 
     if args.graded and args.roster is None:
-        print(
-            "error: --graded draws a variant per learner: pass --roster roster.csv (an `id` column)",
-            file=sys.stderr,
-        )
-        return 2
+        raise CommandError("--graded draws a variant per learner: pass --roster roster.csv (an `id` column)")
     try:
         ids = [row.id for row in read_roster(args.roster)] if args.graded else []
         if args.graded and not ids:
             raise ValueError(f"--roster {args.roster}: no learner to draw a variant for")
         release = make_release(Path(args.out))
     except (ReleaseError, ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(str(exc)) from None
     if args.graded:
         from autograd_course.classroom.graded_release import make_graded_release
         from autograd_course.classroom.release_secret import release_secret
@@ -66,8 +63,7 @@ def main(args: argparse.Namespace) -> int:
         try:
             secret, secret_path = release_secret(Path(args.out), args.secret, ids)
         except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+            raise CommandError(str(exc)) from None
         release.files += make_graded_release(Path(args.out), exercise_notebooks(), ids, secret)
         print(
             f"wrote {len(release.files)} files to {release.out}: a GRADED release for {len(ids)} learners "

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sys
 from pathlib import Path
 
 from autograd_course.class_copy import has_content, local_notebook, upstream_version
 from autograd_course.course import COURSE_MAP, course_notebooks, exercise_ids, find_exercise
+from autograd_course.protocol import CommandError
 from autograd_course.workspace import LESSONS, backup_path, copy_notebook, record_reset, recorded_learner
 
 LESSON_RANGE = f"{COURSE_MAP[0].number}-{COURSE_MAP[-1].number}"
 
 NAME = "reset"
+AUDIENCE = "learner"
 HELP = "restore one exercise (A, b, M1...) or lesson (03) in your workspace; yours goes to backups/"
 
 
@@ -43,15 +44,10 @@ def _reset_from_upstream(name: str, folder: Path) -> int:
     """In a class's install (no notebooks of its own): restore folder's notebook from the clone's upstream."""
     target = local_notebook(name, folder)
     if target is None:
-        print(
-            f"error: no notebook {name!r} in {folder}; pass --dir with the folder that holds it",
-            file=sys.stderr,
-        )
-        return 2
+        raise CommandError(f"no notebook {name!r} in {folder}; pass --dir with the folder that holds it")
     fresh = upstream_version(target)
     if isinstance(fresh, str):
-        print(f"error: cannot reset {target}: {fresh}", file=sys.stderr)
-        return 2
+        raise CommandError(f"cannot reset {target}: {fresh}")
     backup = backup_path(folder, target)
     backup.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(target, backup)
@@ -69,12 +65,10 @@ def main(args: argparse.Namespace) -> int:
         return _reset_from_upstream(args.exercise, workspace)
     found = _source(args.exercise, workspace)
     if found is None:
-        print(
-            f"error: no exercise or lesson {args.exercise!r}; expected one of "
-            f"{', '.join(exercise_ids())} (exercises, any case) or a lesson number ({LESSON_RANGE})",
-            file=sys.stderr,
+        raise CommandError(
+            f"no exercise or lesson {args.exercise!r}; expected one of "
+            f"{', '.join(exercise_ids())} (exercises, any case) or a lesson number ({LESSON_RANGE})"
         )
-        return 2
     source, target = found
     if target.exists():
         backup = backup_path(workspace, target)

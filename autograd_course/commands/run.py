@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from autograd_course.commands._verbosity import add_verbosity, configure_logging
+from autograd_course.protocol import CommandError
 
 NAME = "run"
+AUDIENCE = "maintainer"
 HELP = "run the course headless with papermill and report what broke (or --compare two runs)"
 
 
@@ -181,8 +183,7 @@ def main(args: argparse.Namespace) -> int:
             warn=_warn,
         )
     except (RunError, ParameterError, FileNotFoundError, ValueError) as exc:
-        print(f"autograd-course run: error: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(str(exc)) from None
     except KeyboardInterrupt:
         print("autograd-course run: interrupted; kernels stopped, no report written", file=sys.stderr)
         return 130

@@ -6,8 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograd_course.protocol import CommandError
+
 NAME = "setup-cell"
-HELP = "maintainers: write (--write) or check (--check) the Colab/Kaggle setup cell of the notebooks"
+AUDIENCE = "maintainer"
+HELP = "write (--write) or check (--check) the Colab/Kaggle setup cell of the notebooks"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,14 +28,13 @@ def main(args: argparse.Namespace) -> int:
     paths = args.notebooks or default_notebooks()
     missing = [p for p in paths if not p.is_file()]
     if missing:
-        print(f"error: no such notebook: {', '.join(map(str, missing))}", file=sys.stderr)
-        return 2
+        raise CommandError(f"no such notebook: {', '.join(map(str, missing))}")
     if args.check:
         stale = stale_notebooks(paths)
         for path in stale:
             print(f"stale: {path}", file=sys.stderr)
         if stale:
-            print("error: run: autograd-course setup-cell --write", file=sys.stderr)
+            print("setup cells are stale; run: autograd-course setup-cell --write", file=sys.stderr)
             return 1
         print("every setup cell is current")
         return 0

@@ -6,7 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograd_course.protocol import CommandError
+
 NAME = "site"
+AUDIENCE = "maintainer"
 HELP = "build the course as a static website (course map, every lesson and exercise, search) into OUT_DIR"
 
 
@@ -27,19 +30,15 @@ def main(args: argparse.Namespace) -> int:
     try:
         from autograd_course.site import build_site
     except ImportError as exc:  # nbconvert is the [site] extra, not the core
-        print(
-            f"error: {exc.name or exc} is missing: pip install 'autograd-debugging-course[site]'",
-            file=sys.stderr,
-        )
-        return 2
+        raise CommandError(
+            f"{exc.name or exc} is missing: pip install 'autograd-debugging-course[site]'"
+        ) from None
     if args.out_dir.exists() and not args.out_dir.is_dir():
-        print(f"error: {args.out_dir} is a file, not a folder", file=sys.stderr)
-        return 2
+        raise CommandError(f"{args.out_dir} is a file, not a folder")
     try:
         site = build_site(args.out_dir, args.repo, args.branch)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(str(exc)) from None
     print(f"wrote {len(site.pages)} notebook pages and the course map: {site.out_dir / 'index.html'}")
     if not site.repo:
         print(

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
-from autograd_course.protocol import LEARNER_ENV
+from autograd_course.protocol import LEARNER_ENV, CommandError
 from autograd_course.workspace import Populated, populate, recorded_learner, write_learner
 
 NAME = "start"
+AUDIENCE = "learner"
 HELP = "create your workspace (default my-work/): every lesson and exercise; never overwrites a file"
 
 
@@ -25,41 +25,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def make_workspace(dest: Path, seed: str | None) -> tuple[int, Populated | None]:
-    """Check DIR and --seed, then copy what the workspace lacks: (exit status, what was done)."""
+def make_workspace(dest: Path, seed: str | None) -> Populated:
+    """Check DIR and --seed, then copy what the workspace lacks; CommandError for bad input."""
     if dest.exists() and not dest.is_dir():
-        print(
-            f"error: {dest} exists and is not a folder; expected a folder for your workspace", file=sys.stderr
-        )
-        return 2, None
+        raise CommandError(f"{dest} exists and is not a folder; expected a folder for your workspace")
     # $AUTOGRAD_COURSE_LEARNER is the same as --seed (the kernel draws with it): recorded and stamped alike
     seed = seed.strip() if seed is not None else os.environ.get(LEARNER_ENV, "").strip() or None
     if seed is not None and not seed:
-        print("error: --seed needs a non-empty learner id, e.g. --seed alice@example.org", file=sys.stderr)
-        return 2, None
+        raise CommandError("--seed needs a non-empty learner id, e.g. --seed alice@example.org")
     recorded = recorded_learner(dest)
     if seed and recorded and seed != recorded:
-        print(
-            f"error: {dest} belongs to learner {recorded!r} (course.json); start a new folder for {seed!r}",
-            file=sys.stderr,
+        raise CommandError(
+            f"{dest} belongs to learner {recorded!r} (course.json); start a new folder for {seed!r}"
         )
-        return 2, None
     dest.mkdir(parents=True, exist_ok=True)
     if seed and not recorded:
         print(f"learner {seed} recorded in {write_learner(dest, seed)}")
     try:
-        return 0, populate(dest, seed or recorded)
+        return populate(dest, seed or recorded)
     except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2, None
+        raise CommandError(str(exc)) from None
 
 
 def main(args: argparse.Namespace) -> int:
     """Copy every notebook the workspace does not have yet; report what was kept."""
     dest = Path(args.dir)
-    code, done = make_workspace(dest, args.seed)
-    if done is None:
-        return code
+    done = make_workspace(dest, args.seed)
     learner = recorded_learner(dest)
     for path in done.copied:
         print(f"copied {path}")

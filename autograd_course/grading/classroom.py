@@ -31,6 +31,7 @@ from autograd_course.grading.students import (
     submissions_of,
 )
 from autograd_course.modes import GRADED, mode_of
+from autograd_course.protocol import CommandError
 from autograd_course.saved import read_notebook
 
 __all__ = ["ClassOptions", "GradeInputError", "grade_class", "merge_class"]
@@ -38,7 +39,7 @@ __all__ = ["ClassOptions", "GradeInputError", "grade_class", "merge_class"]
 log = logging.getLogger("autograd_course.grading")
 
 
-class GradeInputError(ValueError):
+class GradeInputError(CommandError, ValueError):
     """Input the grader cannot use (folders, roster, shard, sandbox); the message says what was expected."""
 
 

@@ -18,7 +18,6 @@ from autograd_course.execution.sandbox import Sandbox
 from autograd_course.grading.grade import Submission, inspect_submission, kernel_env, parts_of
 
 __all__ = ["INSTALL_HINT", "PROBE", "GraderUnusable", "check_grader", "grader_problem"]
-EXIT_UNUSABLE = 2  # as for bad input: nothing was graded
 
 INSTALL_HINT = (
     "install the grader into the Python that runs the kernels: "

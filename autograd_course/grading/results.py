@@ -15,6 +15,7 @@ from autograd_course.grading.gradebook import UNTOUCHED, mark_untouched, student
 from autograd_course.grading.options import ASSIGNMENT
 from autograd_course.grading.overrides import Override, apply_overrides, override_text, overrides_data
 from autograd_course.grading.scoring import part_max, score
+from autograd_course.protocol import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK
 
 __all__ = [
     "exit_status",
@@ -46,7 +47,6 @@ FIELDS = (
 # until the check says correct (the check names a wrong stage, so stepping through them all works).
 MANY_ATTEMPTS = 5
 META = "grading.json"  # what a run knew besides the records (names, roster, policy), for --merge
-EXIT_COMPLETED, EXIT_STRICT, EXIT_BAD_INPUT, EXIT_UNGRADED = 0, 1, 2, 3
 
 
 def _order(r: Record) -> tuple:
@@ -235,10 +235,10 @@ def read_results(out: Path) -> tuple[list[Record], dict]:
 def exit_status(records: list[Record], strict: bool) -> int:
     """3 when a submission could not be graded (error, timeout), 1 with strict and not all passed, else 0."""
     if any(r.status in ("error", "timeout") for r in records):
-        return EXIT_UNGRADED
+        return EXIT_INCOMPLETE
     if strict and any(r.status != "passed" for r in records):
-        return EXIT_STRICT
-    return EXIT_COMPLETED
+        return EXIT_FAILED
+    return EXIT_OK
 
 
 def table_text(records: list[Record]) -> str:
