@@ -29,12 +29,10 @@ __all__ = [
     "exercise_titles",
     "find_exercise",
     "repo_root",
-    "sanitize_config",
 ]
 
 # The course folders, relative to the course root, and the one other file the package reads.
 FOLDERS = ("notebooks", "exercises", "solutions")
-SANITIZE_CONFIG = "tests/nbval_sanitize.cfg"
 PACKAGED = Path(__file__).resolve().parent / "content"
 
 
@@ -184,11 +182,6 @@ def find_exercise(name: str, folder: str = "exercises") -> Path | None:
 def exercise_titles() -> dict[str, str]:
     """Exercise id to title, from the challenge's own data; no torch import."""
     return {ex.id: ex.title for ex in EXERCISES.values()}
-
-
-def sanitize_config() -> Path:
-    """The nbval sanitize rules that `run --compare` applies to outputs."""
-    return course_root() / SANITIZE_CONFIG
 
 
 def challenge_minutes() -> int:

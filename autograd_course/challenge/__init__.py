@@ -4,12 +4,13 @@ Pure verdict functions for the grader: `part1_verdict(exercise_id, variant_or_le
 summary, seed=0)` and `part2_verdict(exercise_id, variant_or_learner, trace, seed=0)`.
 """
 
-from autograd_course.challenge.catalogue import BUGS, EXERCISES, Bug, Exercise
+from autograd_course.challenge.catalogue import BUGS, Bug
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.exercise import Challenge, Part, challenge
 from autograd_course.challenge.parts import PARTS, PartSpec, part1_verdict, part2_verdict
 from autograd_course.challenge.variants import Variant
 from autograd_course.challenge.verdict import NotAttempted, NotAttemptedError, Outcome, Verdict
+from autograd_course.exercises import EXERCISES, Exercise
 from autograd_course.learner import read_learner, write_learner
 
 __all__ = [

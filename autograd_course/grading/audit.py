@@ -14,7 +14,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.exercises import EXERCISES
 
 __all__ = ["audit_html", "audit_index", "safe_name", "write_audit"]
 

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.exercises import EXERCISES
 
 __all__ = [
     "CHECK_TEXT",

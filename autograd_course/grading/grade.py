@@ -33,7 +33,6 @@ import nbformat
 from tqdm import tqdm
 
 from autograd_course.challenge.answer_source import AnswerSource, answer_source
-from autograd_course.challenge.catalogue import EXERCISES
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.challenge.secret import graded_key
@@ -41,6 +40,7 @@ from autograd_course.checks.usage import attempts_per_part, usage_records
 from autograd_course.execution.kernel import Execution, KernelSpec, execute_cells
 from autograd_course.execution.refusals import refused as _refused
 from autograd_course.execution.sandbox import Sandbox, course_import_path
+from autograd_course.exercises import EXERCISES
 from autograd_course.fixing.fixcheck import CHECKS
 from autograd_course.grading.copies import answer_digest, flag_copies
 from autograd_course.grading.fixcells import fix_cells
@@ -92,7 +92,7 @@ class Record:
     override: dict = field(default_factory=dict)  # the instructor's points and comment (overrides.py)
     note: str = ""  # for the instructor: e.g. the notebook's stamped learner differs from its folder
     flags: list[str] = field(default_factory=list)  # for the instructor: what the answer tried, dropped code
-    mode: str = PRACTICE  # the mode the notebook was made in (challenge/modes.py)
+    mode: str = PRACTICE  # the mode the notebook was made in (autograd_course/modes.py)
     trail: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:

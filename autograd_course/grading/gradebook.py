@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.exercises import EXERCISES
 from autograd_course.grading.options import ASSIGNMENT
 from autograd_course.grading.scoring import exercise_max
 

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.exercises import EXERCISES
 from autograd_course.grading.scoring import part_max
 
 __all__ = [

@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from autograd_course.challenge.catalogue import EXERCISES
+from autograd_course.exercises import EXERCISES
 from autograd_course.grading.audit import write_audit
 from autograd_course.grading.feedback import write_feedback
 from autograd_course.grading.grade import STATUSES, Record

@@ -21,8 +21,8 @@ from autograd_course.regression.params import (
     type_parameters,
 )
 from autograd_course.regression.report import (
+    RUN_STATUSES,
     SHARED_MACHINE_NOTE,
-    STATUSES,
     NotebookResult,
     RunReport,
     environment_line,
@@ -43,8 +43,8 @@ from autograd_course.regression.sanitize import Sanitizer, default_sanitize_conf
 __all__ = [
     "CELL_NUMBERING",
     "CHANGE_KINDS",
+    "RUN_STATUSES",
     "SHARED_MACHINE_NOTE",
-    "STATUSES",
     "CellChange",
     "DeclaredParameter",
     "DurationCheck",

@@ -11,7 +11,7 @@ from typing import Any
 import nbformat
 
 from autograd_course.regression.durations import DurationCheck, check_durations
-from autograd_course.regression.report import SHARED_MACHINE_NOTE, RunReport, load_report
+from autograd_course.regression.report import ENVIRONMENT_LABELS, SHARED_MACHINE_NOTE, RunReport, load_report
 from autograd_course.regression.sanitize import Sanitizer
 
 __all__ = [
@@ -35,17 +35,6 @@ _SKIP_MARKERS = ("# NBVAL_IGNORE_OUTPUT", "# NBVAL_SKIP")
 _SKIP_TAGS = {"nbval-ignore-output", "nbval-skip"}
 _PAPERMILL_TAGS = {"papermill-error-cell-tag", "injected-parameters"}
 _HEAD, _TAIL, _LINE_CHARS = 3, 3, 100  # a cell's first lines (imports, setup) and last (what it prints)
-_ENV_ROWS = (
-    ("torch", "torch"),
-    ("cuda", "CUDA"),
-    ("cudnn", "cuDNN"),
-    ("rocm", "ROCm"),
-    ("device_name", "device name"),
-    ("cpu_capability", "CPU capability"),
-    ("threads", "threads"),
-    ("python", "Python"),
-    ("course", "course commit"),
-)
 
 
 def parse_change_kinds(text: str) -> tuple[str, ...]:
@@ -320,7 +309,7 @@ def _environment_rows(a: RunReport, b: RunReport) -> list[str]:
     env_a = a.environment or {"torch": a.torch_version, "python": a.python_version}
     env_b = b.environment or {"torch": b.torch_version, "python": b.python_version}
     rows = [f"| device | {a.device or 'default'} | {b.device or 'default'} |"]
-    for key, label in _ENV_ROWS:
+    for key, label in ENVIRONMENT_LABELS:
         va, vb = env_a.get(key), env_b.get(key)
         if va in (None, "") and vb in (None, ""):
             continue  # CUDA, cuDNN and ROCm only when one of the runs had them

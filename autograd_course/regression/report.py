@@ -8,15 +8,17 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "ENVIRONMENT_LABELS",
+    "RUN_STATUSES",
     "SHARED_MACHINE_NOTE",
-    "STATUSES",
     "NotebookResult",
     "RunReport",
     "environment_line",
     "load_report",
 ]
 
-STATUSES = ("passed", "failed", "timeout", "error", "stall")  # stall: regression/stalls.py
+# A notebook's status in a run (stall: regression/stalls.py); grading's part statuses are another list.
+RUN_STATUSES = ("passed", "failed", "timeout", "error", "stall")
 REPORT_VERSION = 2
 _READABLE_VERSIONS = (1, 2)  # version 1 had no environment record and no code-cell numbers
 SHARED_MACHINE_NOTE = (
@@ -41,8 +43,8 @@ class NotebookResult:
     error_message: str | None = None
 
     def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise ValueError(f"status must be one of {', '.join(STATUSES)}; got {self.status!r}")
+        if self.status not in RUN_STATUSES:
+            raise ValueError(f"status must be one of {', '.join(RUN_STATUSES)}; got {self.status!r}")
 
     def __repr__(self) -> str:
         where = f", code cell {self.code_cell}: {self.error_name}" if self.status != "passed" else ""
@@ -81,7 +83,7 @@ class RunReport:
 
     def counts(self) -> dict[str, int]:
         """How many notebooks ended in each status."""
-        return {s: sum(r.status == s for r in self.results) for s in STATUSES}
+        return {s: sum(r.status == s for r in self.results) for s in RUN_STATUSES}
 
     def result(self, path: str) -> NotebookResult:
         """The result for one notebook path as recorded in the report."""
@@ -131,7 +133,9 @@ class RunReport:
         (folder / "report.md").write_text(self.to_markdown(), encoding="utf-8")
 
 
-_ENVIRONMENT_LABELS = (
+# What a run records about its environment, and the label both the report's line and the comparison's
+# table give it (in this order).
+ENVIRONMENT_LABELS = (
     ("torch", "torch"),
     ("cuda", "CUDA"),
     ("cudnn", "cuDNN"),
@@ -140,13 +144,13 @@ _ENVIRONMENT_LABELS = (
     ("cpu_capability", "CPU capability"),
     ("threads", "threads"),
     ("python", "Python"),
-    ("course", "course"),
+    ("course", "course commit"),
 )
 
 
 def environment_line(env: dict[str, Any]) -> str:
     """The recorded environment on one line: only what was recorded (CUDA and ROCm only when present)."""
-    parts = [f"{label} {env[key]}" for key, label in _ENVIRONMENT_LABELS if env.get(key) not in (None, "")]
+    parts = [f"{label} {env[key]}" for key, label in ENVIRONMENT_LABELS if env.get(key) not in (None, "")]
     return "; ".join(parts) or "not recorded (a report from before environment records)"
 
 
