@@ -94,9 +94,10 @@ def cell_source(notebook: str, repo: str | None = None, ref: str | None = None) 
 
 def _relative(path: Path) -> str:
     path = path.resolve()
-    if path.parent == content_dir("notebooks").resolve():
-        return f"notebooks/{path.name}"
-    return f"solutions/{path.name}"  # an exercise is generated from its solution, cell for cell
+    for folder in ("notebooks", "exercises"):  # an exercise names itself, not the solution it is made from
+        if path.parent == content_dir(folder).resolve():
+            return f"{folder}/{path.name}"
+    return f"solutions/{path.name}"
 
 
 def _with_cell(nb: nbformat.NotebookNode, source: str) -> bool:

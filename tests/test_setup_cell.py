@@ -13,7 +13,7 @@ import pytest
 
 from autograd_course import hosted
 from autograd_course import repository as repository_module
-from autograd_course.course import exercise_notebooks
+from autograd_course.course import course_root, exercise_notebooks
 from autograd_course.setup_cell import (
     TAG,
     apply,
@@ -156,3 +156,12 @@ def test_mermaid_blocks_are_read_from_the_notebooks_markdown():
     assert blocks and all(b.lstrip().startswith(("flowchart", "graph")) for b in blocks)
     assert hosted.mermaid_blocks("notebooks/no_such.ipynb") == []
     assert Path(hosted.MERMAID_CDN).name.endswith(".mjs")
+
+
+def test_an_exercise_setup_cell_names_the_exercise_it_is_in():
+    """A learner's exercise (on Colab, an install without solutions/) names itself, never the solution."""
+    for path in exercise_notebooks():
+        nb = nbformat.read(path, as_version=4)
+        setup = next(c for c in nb.cells if TAG in c.metadata.get("tags", []))
+        assert f'prepare("exercises/{path.name}")' in setup.source and "solutions/" not in setup.source
+        assert (course_root() / "exercises" / path.name).is_file()  # where prepare() reads its diagrams

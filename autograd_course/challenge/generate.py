@@ -16,6 +16,7 @@ from autograd_course.challenge.contract import contract_markdown
 from autograd_course.challenge.notebooks import META_KEY, solution_notebooks, strip_regions
 from autograd_course.challenge.parts import PARTS
 from autograd_course.course import content_dir, repo_root
+from autograd_course.setup_cell import CELL_ID as SETUP_CELL_ID
 
 __all__ = [
     "CONTRACT_BEGIN",
@@ -78,6 +79,8 @@ def exercise_notebook(solution: Path) -> nbformat.NotebookNode:
             if isinstance(meta, dict) and meta.get("role") == "answer":
                 cell.source = strip_regions(cell.source, PARTS[meta["part"]].placeholder)
             cell.metadata.pop("execution", None)
+        if cell.get("id") == SETUP_CELL_ID:  # it names its own notebook: the exercise, not the solution
+            cell.source = cell.source.replace(f'"solutions/{solution.name}"', f'"exercises/{solution.name}"')
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{i}"  # stable ids, so regenerating gives the same bytes
     nb.metadata.pop("widgets", None)
