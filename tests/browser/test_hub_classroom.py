@@ -208,6 +208,16 @@ def _instructor(hub: Hub, out: Path) -> None:
         assert by["bob", part]["status"] == "missing" and by["bob", part]["points"] == 0, by["bob", part]
 
 
+def _each_learner_has_their_own_token() -> None:
+    """docs/classroom.md's `c.Spawner.environment` recipe: each learner's server and kernels get a token."""
+    from hub.hub_server import learner_environments
+
+    for user in ("ada", "bob"):
+        envs = learner_environments(user)
+        assert envs, f"no running process of {user}'s server"
+        assert {env.get("AUTOGRAD_COURSE_TOKEN") for env in envs} == {f"token-of-{user}"}
+
+
 def test_a_workshop_on_a_real_jupyterhub(
     hub: Hub, course_repo: Path, browser_context: BrowserContext, tmp_path: Path
 ) -> None:
@@ -223,6 +233,7 @@ def test_a_workshop_on_a_real_jupyterhub(
         raise
     finally:
         page.close()
+    _each_learner_has_their_own_token()
     assert not list(hub.homes.rglob("solutions")), "a learner's home holds solutions/"
     assert sorted(p.name for p in hub.homes.iterdir()) == ["ada", "bob"]
     _instructor(hub, tmp_path)

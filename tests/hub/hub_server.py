@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from pathlib import Path
 from browser.course_files import REPO
 from browser.lab_server import LabServer, _free_port, stop_tree
 
-__all__ = ["CHP_VERSION", "Hub", "find_proxy", "install_course"]
+__all__ = ["CHP_VERSION", "Hub", "find_proxy", "install_course", "learner_environments", "token_recipe"]
 
 CHP_VERSION = "5.3.0"  # configurable-http-proxy from npm, installed by `find_proxy` when it is missing
 PROXY_CACHE = REPO / ".cache" / "configurable-http-proxy"
@@ -80,6 +81,13 @@ def install_course(scratch: Path, target: Path) -> Path:
     return target
 
 
+def token_recipe(tokens: Path) -> str:
+    """The `c.Spawner.environment` recipe of docs/classroom.md, verbatim but for the tokens file's path."""
+    text = (REPO / "docs" / "classroom.md").read_text(encoding="utf-8")
+    recipe = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "AUTOGRAD_COURSE_TOKEN" in b)
+    return recipe.replace("/srv/course/student.tokens.json", str(tokens))
+
+
 class Hub:
     """JupyterHub with learners' homes in `base/homes/<user>`; the course importable from `site`."""
 
@@ -103,6 +111,12 @@ class Hub:
     def browser_url(self) -> str:
         """The same hub under the name `localhost`: its cookies never mix with other 127.0.0.1 servers'."""
         return f"http://localhost:{self.port}"
+
+    def tokens_path(self) -> Path:
+        """A tokens file like `release --graded` writes (student.tokens.json): one token per learner."""
+        path = self.base / "student.tokens.json"
+        path.write_text(json.dumps({user: f"token-of-{user}" for user in self.users}), encoding="utf-8")
+        return path
 
     def _config(self) -> Path:
         """Write jupyterhub_config.py: ports, dummy login, homes, binder/start, JupyterLab's test settings."""
@@ -131,8 +145,10 @@ class Hub:
             f"c.Spawner.cmd = {singleuser!r}",
             f"c.Spawner.args = {args!r}",
             "c.Spawner.default_url = '/lab'",  # the hub's own default URL, which binder/start must respect
-            f"c.Spawner.environment = {{'PYTHONPATH': {str(self.site)!r}}}",
             "c.Spawner.start_timeout = 180; c.Spawner.http_timeout = 180",
+            # docs/classroom.md's recipe for each learner's token, as an instructor copies it
+            token_recipe(self.tokens_path()),
+            f"c.Spawner.environment['PYTHONPATH'] = {str(self.site)!r}",
         ]
         path = self.base / "jupyterhub_config.py"
         path.write_text("\n".join(lines) + "\n")
@@ -185,3 +201,17 @@ class Hub:
         if process is None or process.poll() is not None:
             return
         stop_tree(process, grace)
+
+
+def learner_environments(user: str) -> list[dict[str, str]]:
+    """The environment of every running process of one learner's server (its kernels included)."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            raw = (proc / "environ").read_bytes()
+        except OSError:  # gone, or not ours to read
+            continue
+        env = dict(item.split("=", 1) for item in raw.decode(errors="replace").split("\0") if "=" in item)
+        if env.get("JUPYTERHUB_USER") == user:
+            found.append(env)
+    return found
