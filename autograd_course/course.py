@@ -124,6 +124,12 @@ COURSE_MAP: tuple[Lesson, ...] = (
         "Bugs from the field: wrappers",
         "DDP unused parameters, activation checkpointing, torch.compile hooks, module backward hooks",
     ),
+    Lesson(
+        "19",
+        "Custom autograd Functions",
+        "the ctx API: save_for_backward (inputs or outputs), mark_dirty, mark_non_differentiable,"
+        " needs_input_grad, None gradients; once_differentiable; derivatives not implemented",
+    ),
 )
 
 
