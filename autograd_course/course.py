@@ -126,6 +126,12 @@ COURSE_MAP: tuple[Lesson, ...] = (
         "Bugs from the field: wrappers",
         "DDP unused parameters, activation checkpointing, torch.compile hooks, module backward hooks",
     ),
+    Lesson(
+        "21",
+        "Graph hooks",
+        "node hooks and prehooks on grad_fn, register_multi_grad_hook, full backward pre-hooks,"
+        " the deprecated register_backward_hook",
+    ),
 )
 
 
