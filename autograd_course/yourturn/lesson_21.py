@@ -122,7 +122,9 @@ def _check_clip_incoming(clip_incoming: Any) -> tuple:
             return incorrect(wrong)
     handle.remove()
     if not _same(_step(encoder, True, None), _step(_encoder(21), True, None)):
-        return incorrect("after handle.remove() the gradients are still changed: return the hook's own handle")
+        return incorrect(
+            "after handle.remove() the gradients are still clipped: return the hook's own handle"
+        )
     return correct(
         "a full backward pre-hook edits grad_output before the module's backward: clamp each entry and keep"
         " None for an output the loss did not use."

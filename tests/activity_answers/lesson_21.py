@@ -20,7 +20,8 @@ TABLE["21.2"] = {
         "    def hook(mod, grad_output):\n"
         "        clipped = []\n"
         "        for g in grad_output:\n"
-        "            clipped.append(g if g is None else torch.clamp(g, min=-limit, max=limit))  # None: unused\n"
+        "            # None: an output the loss did not use\n"
+        "            clipped.append(g if g is None else torch.clamp(g, min=-limit, max=limit))\n"
         "        return tuple(clipped)\n"
         "\n"
         "    return module.register_full_backward_pre_hook(hook)",
