@@ -131,6 +131,81 @@ def _check_clip_incoming(clip_incoming: Any) -> tuple:
     )
 
 
+def _swish(seed: int) -> Any:
+    """x · sigmoid(beta · x): several operations, and the input used twice."""
+    import torch
+    from torch import nn
+
+    class Swish(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.beta = nn.Parameter(torch.tensor(1.5))
+
+        def forward(self, x):
+            return x * torch.sigmoid(self.beta * x)
+
+    torch.manual_seed(seed)
+    return Swish()
+
+
+def _swish_pass(module: Any, seed: int) -> tuple[Any, list[str]]:
+    """One backward pass on a fresh input; the gradient autograd gives that input, and any warnings."""
+    import warnings
+
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(4, 3, generator=gen).requires_grad_()
+    scale = torch.randn(4, 3, generator=gen)
+    (expected,) = torch.autograd.grad(_swish(0)(x).mul(scale).sum(), x)  # first: before any hook on x
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = module(x)
+    (out * scale).sum().backward()
+    return expected, [str(w.message).split(".")[0] for w in caught]
+
+
+def _judge_input_grads(store: list, expected: list, warned: list) -> str | None:
+    """What is wrong with what the learner's hook stored over the passes, or None when it is right."""
+    import torch
+
+    if warned:
+        return f"the forward pass warned: {warned[0]}"
+    if len(store) != len(expected):
+        return f"after {len(expected)} backward passes, store holds {len(store)} entries; one per pass"
+    if not all(isinstance(t, torch.Tensor) for t in store):
+        kinds = sorted({type(t).__name__ for t in store})
+        return f"store holds {', '.join(kinds)}; append the gradient itself, one tensor"
+    if not all(t.shape == e.shape and torch.allclose(t, e, atol=1e-6) for t, e in zip(store, expected)):
+        return "the stored tensors are not the gradient of the loss with respect to the module's input"
+    return None
+
+
+def _check_watch_input_grad(watch_input_grad: Any) -> tuple:
+    if not callable(watch_input_grad):
+        return incorrect(f"expected a function of (module, store), got {type(watch_input_grad).__name__}")
+    module, store = _swish(0), []
+    handle = watch_input_grad(module, store)
+    if not hasattr(handle, "remove"):
+        return incorrect(f"return the handle the register call gives, got {handle!r}")
+    expected, warned = [], []
+    for seed in (1, 2):
+        grad, warnings_seen = _swish_pass(module, seed)
+        expected.append(grad)
+        warned += warnings_seen
+    wrong = _judge_input_grads(store, expected, warned)
+    if wrong:
+        return incorrect(wrong)
+    handle.remove()
+    _swish_pass(module, 3)
+    if len(store) != 2:
+        return incorrect("after handle.remove() a backward pass still adds to store")
+    return correct(
+        "the full backward hook's grad_input is the gradient with respect to the module's input, both uses"
+        " of x summed; the deprecated hook would have seen only the last product's share."
+    )
+
+
 ACTIVITIES = (
     Activity(
         id="21.1",
@@ -161,6 +236,26 @@ ACTIVITIES = (
             "        return tuple(None if g is None else g.clamp(-limit, limit) for g in grad_output)\n"
             "\n"
             "    return module.register_full_backward_pre_hook(clip)"
+        ),
+    ),
+    Activity(
+        id="21.3",
+        task="Write watch_input_grad(module, store): each backward pass appends the gradient with respect to"
+        " the module's input to store; return the handle.",
+        names=("watch_input_grad",),
+        check=_check_watch_input_grad,
+        hints=(
+            "grad_input of which module hook is the gradient with respect to the module's own input, however"
+            " many operations its forward runs?",
+            "register_full_backward_hook(fn) calls fn(module, grad_input, grad_output); grad_input is a tuple"
+            " with one entry per input.",
+        ),
+        solution=(
+            "def watch_input_grad(module, store):\n"
+            "    def keep(module, grad_input, grad_output):\n"
+            "        store.append(grad_input[0])\n"
+            "\n"
+            "    return module.register_full_backward_hook(keep)"
         ),
     ),
 )

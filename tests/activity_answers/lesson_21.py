@@ -71,3 +71,39 @@ TABLE["21.2"] = {
         "print(tried.weight.grad)",
     ],
 }
+
+
+def watcher(register: str, hook: str) -> str:
+    """A watch_input_grad that registers `hook` (a lambda's source) with module.<register>."""
+    return f"def watch_input_grad(module, store):\n    return module.{register}({hook})"
+
+
+TABLE["21.3"] = {
+    "right": [
+        watcher("register_full_backward_hook", "lambda m, gi, go: store.append(gi[0].detach().clone())"),
+        # a tensor hook on each input, put there by a forward pre-hook: the same gradient, another road
+        "def watch_input_grad(module, store):\n"
+        "    def hook_the_input(mod, args):\n"
+        "        args[0].register_hook(store.append)\n"
+        "\n"
+        "    return module.register_forward_pre_hook(hook_the_input)",
+    ],
+    "wrong": [
+        # the deprecated hook: the last operation's grad_inputs, and a warning
+        watcher("register_backward_hook", "lambda m, gi, go: store.append(gi[0])"),
+        # the gradient with respect to the output, not the input
+        watcher("register_full_backward_hook", "lambda m, gi, go: store.append(go[0])"),
+        # a pre-hook runs before the module's backward: it knows only grad_output
+        watcher("register_full_backward_pre_hook", "lambda m, go: store.append(go[0])"),
+        # the whole tuple, not the tensor
+        watcher("register_full_backward_hook", "lambda m, gi, go: store.append(gi)"),
+    ],
+    "with_extra_lines": [
+        watcher("register_full_backward_hook", "lambda m, gi, go: store.append(gi[0])") + "\n\n\n"
+        "tried, tried_store = nn.Tanh(), []\n"
+        "tried_handle = watch_input_grad(tried, tried_store)\n"
+        "tried(torch.ones(2, requires_grad=True)).sum().backward()\n"
+        "tried_handle.remove()\n"
+        "print(tried_store)",
+    ],
+}
