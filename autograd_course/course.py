@@ -130,6 +130,12 @@ COURSE_MAP: tuple[Lesson, ...] = (
         "the ctx API: save_for_backward (inputs or outputs), mark_dirty, mark_non_differentiable,"
         " needs_input_grad, None gradients; once_differentiable; derivatives not implemented",
     ),
+    Lesson(
+        "21",
+        "Graph hooks",
+        "node hooks and prehooks on grad_fn, register_multi_grad_hook, full backward pre-hooks,"
+        " the deprecated register_backward_hook",
+    ),
 )
 
 
