@@ -96,7 +96,7 @@ COURSE_MAP: tuple[Lesson, ...] = (
     Lesson(
         "12",
         "Checking a gradient",
-        "a wrong custom backward, finite differences in float64, forward mode (jvp, dual numbers), gradcheck",
+        "a wrong custom backward, finite differences in float64, gradcheck in float64 (parameters too)",
     ),
     Lesson("13", "A debugging harness", "one batch, one step: the checklist on a real model"),
     Lesson(
@@ -125,6 +125,11 @@ COURSE_MAP: tuple[Lesson, ...] = (
         "18",
         "Bugs from the field: wrappers",
         "DDP unused parameters, activation checkpointing, torch.compile hooks, module backward hooks",
+    ),
+    Lesson(
+        "20",
+        "Forward mode and higher-order gradients",
+        "jvp and dual numbers, pass counts, create_graph, the backward(create_graph=True) reference cycle",
     ),
 )
 
