@@ -94,7 +94,7 @@ COURSE_MAP: tuple[Lesson, ...] = (
     Lesson(
         "12",
         "Checking a gradient",
-        "a wrong custom backward, finite differences in float64, forward mode (jvp, dual numbers), gradcheck",
+        "a wrong custom backward, finite differences in float64, gradcheck in float64 (parameters too)",
     ),
     Lesson("13", "A debugging harness", "one batch, one step: the checklist on a real model"),
     Lesson(
@@ -129,6 +129,11 @@ COURSE_MAP: tuple[Lesson, ...] = (
         "Custom autograd Functions",
         "the ctx API: save_for_backward (inputs or outputs), mark_dirty, mark_non_differentiable,"
         " needs_input_grad, None gradients; once_differentiable; derivatives not implemented",
+    ),
+    Lesson(
+        "20",
+        "Forward mode and higher-order gradients",
+        "jvp and dual numbers, pass counts, create_graph, the backward(create_graph=True) reference cycle",
     ),
     Lesson(
         "21",

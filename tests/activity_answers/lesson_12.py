@@ -3,33 +3,15 @@
 TABLE = {}
 
 TABLE["12.1"] = {
-    "right": ['exact_ways = {"d", "b"}', 'exact_ways = ["b", "d"]', 'exact_ways = "bd"'],
+    "right": ['passing_checks = {"e", "d"}', 'passing_checks = ["d", "e"]', 'passing_checks = "de"'],
     "wrong": [
-        'exact_ways = {"a", "b", "d"}',  # a float32 difference quotient is off by about 1e-5
-        'exact_ways = {"b"}',  # dual numbers are forward mode too
-        'exact_ways = {"b", "c", "d"}',  # backward has nothing recorded under no_grad
+        'passing_checks = {"b", "d", "e"}',  # float32 inside a float64 check is still float32
+        'passing_checks = {"c", "d", "e"}',  # a float32 layer refuses a float64 input
+        'passing_checks = {"d"}',  # check_gradient converts to float64 itself
+        'passing_checks = {"a", "d", "e"}',  # float32 finite differences are rounding noise
     ],
     "with_extra_lines": [
-        'exact_ways = {"b", "d"}\n'
-        "with torch.no_grad():\n"
-        "    print(jvp(lambda t: (torch.exp(2 * t) * torch.sin(3 * t)).sum(), (x32,), (u,)))",
-    ],
-}
-
-TABLE["12.2"] = {
-    "right": [
-        "forward_passes, backward_passes = 2, 5",
-        "forward_passes = 2.0\nbackward_passes = 5",
-        "import numpy as np\nforward_passes = np.int64(2)\nbackward_passes = len(range(5))",
-    ],
-    "wrong": [
-        "forward_passes = 5\nbackward_passes = 2",  # swapped: a forward-mode pass is a column, not a row
-        "forward_passes = 1\nbackward_passes = 1",  # one pass gives one column or one row
-        "forward_passes = 2\nbackward_passes = 1",  # one backward pass gives one row of five
-        "forward_passes = 10\nbackward_passes = 10",  # not one pass per element of the Jacobian
-    ],
-    "with_extra_lines": [
-        "forward_passes = 2\nbackward_passes = 5\nprint(forward_passes, backward_passes)",
+        'passing_checks = {"d", "e"}\nprint(torch.autograd.gradcheck(SiLU.apply, (x64,)))',
     ],
 }
 
@@ -49,7 +31,7 @@ def softsign(*backward: str) -> str:
     )
 
 
-TABLE["12.3"] = {
+TABLE["12.2"] = {
     "right": [
         softsign("y = x / (1 + x.abs())", "return grad_out * (1 - y.abs()) ** 2"),
         softsign("d = 1 + torch.abs(x)", "return grad_out * (d - x * torch.sign(x)) / d**2"),
