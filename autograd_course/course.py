@@ -126,6 +126,12 @@ COURSE_MAP: tuple[Lesson, ...] = (
         "Bugs from the field: wrappers",
         "DDP unused parameters, activation checkpointing, torch.compile hooks, module backward hooks",
     ),
+    Lesson(
+        "22",
+        "Distributed training and device errors",
+        "gradient accumulation under DDP with no_sync(), DDP's debug level naming parameters,"
+        " asynchronous device errors and CUDA_LAUNCH_BLOCKING",
+    ),
 )
 
 
