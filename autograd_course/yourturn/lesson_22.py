@@ -111,13 +111,13 @@ def _reference_after(steps: int, inputs: Any, targets: Any) -> list:
 
 
 def _run_train_step(train_step: Callable, steps: int, inputs: Any, targets: Any) -> tuple[list, int]:
-    """The learner's train_step, `steps` times on three micro-batches: (parameters, all-reduce calls)."""
+    """The learner's train_step, `steps` times on micro-batches of 5, 5 and 2: (parameters, all-reduces)."""
     import torch
 
     with _process_group():
         ddp, calls = _counted_ddp(_toy_model())
         optimizer = torch.optim.SGD(ddp.parameters(), lr=0.1)
-        micro_batches = list(zip(inputs.chunk(3), targets.chunk(3)))
+        micro_batches = list(zip(inputs.split([5, 5, 2]), targets.split([5, 5, 2])))
         for _ in range(steps):
             train_step(ddp, optimizer, micro_batches)
         return [p.detach().clone() for p in ddp.module.parameters()], len(calls)
@@ -151,8 +151,8 @@ def _check_train_step(train_step: Any) -> tuple:
         )
     return correct(
         "one all-reduce a step, and the same parameters as training on the whole batch: every backward but"
-        " the last ran (forward included) under no_sync, and each micro-batch's mean loss was divided by"
-        " the number of micro-batches."
+        " the last ran (forward included) under no_sync, and each micro-batch's mean loss was weighted by its"
+        " share of the samples, so the short last one counts for less."
     )
 
 
@@ -172,25 +172,26 @@ ACTIVITIES = (
     ),
     Activity(
         id="22.2",
-        task="Write train_step(ddp, optimizer, micro_batches): one optimizer step accumulated over the"
-        " micro-batches, with a single all-reduce, equal to a step on the whole batch.",
+        task="Write train_step(ddp, optimizer, micro_batches): one optimizer step accumulated over"
+        " micro-batches of unequal size, with a single all-reduce, equal to a step on the whole batch.",
         names=("train_step",),
         check=_check_train_step,
         hints=(
             "Zero the gradients first and step last; in between, every micro-batch but the last runs its"
             " forward and its backward inside ddp.no_sync().",
-            "The whole batch's mean squared error is the mean of the micro-batches' mean squared errors"
-            " (they have the same size).",
+            "The whole batch's mean is a weighted mean of the micro-batches' means: weight each by its number"
+            " of samples over the total. With a short last micro-batch, the weights are not all equal.",
         ),
         solution=(
             "def train_step(ddp, optimizer, micro_batches):\n"
             "    optimizer.zero_grad()\n"
+            "    total = sum(len(x) for x, _ in micro_batches)\n"
             "    *first, last = micro_batches\n"
             "    with ddp.no_sync():\n"
             "        for x, y in first:\n"
-            "            (nn.functional.mse_loss(ddp(x), y) / len(micro_batches)).backward()\n"
+            "            (nn.functional.mse_loss(ddp(x), y) * len(x) / total).backward()\n"
             "    x, y = last\n"
-            "    (nn.functional.mse_loss(ddp(x), y) / len(micro_batches)).backward()\n"
+            "    (nn.functional.mse_loss(ddp(x), y) * len(x) / total).backward()\n"
             "    optimizer.step()"
         ),
     ),

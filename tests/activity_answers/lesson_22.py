@@ -23,22 +23,24 @@ def step(*body: str) -> str:
     return "def train_step(ddp, optimizer, micro_batches):\n" + "".join(f"    {line}\n" for line in body)
 
 
-MSE = "(nn.functional.mse_loss(ddp(x), y) / len(micro_batches)).backward()"
+MSE = "(nn.functional.mse_loss(ddp(x), y) * len(x) / total).backward()"  # weighted by the micro-batch's size
+TOTAL = "total = sum(len(x) for x, _ in micro_batches)"
 
 TABLE["22.2"] = {
     "right": [
         "from contextlib import nullcontext\n\n\n"
         + step(
             "optimizer.zero_grad(set_to_none=True)",
-            "n = len(micro_batches)",
+            "n, samples = len(micro_batches), torch.tensor([len(y) for _, y in micro_batches])",
+            "weights = samples / samples.sum()",
             "for i, (x, y) in enumerate(micro_batches):",
             "    context = ddp.no_sync() if i < n - 1 else nullcontext()",
             "    with context:",
-            "        loss = nn.functional.mse_loss(ddp(x), y) * (1 / n)",
+            "        loss = nn.functional.mse_loss(ddp(x), y) * weights[i]",
             "        loss.backward()",
             "optimizer.step()",
         ),
-        step(
+        step(  # squared errors summed, divided by the number of elements of the whole batch
             "for p in ddp.parameters():",
             "    p.grad = None",
             "count = sum(y.numel() for _, y in micro_batches)",
@@ -51,11 +53,10 @@ TABLE["22.2"] = {
         ),
     ],
     "wrong": [
-        step(
-            "optimizer.zero_grad()", "for x, y in micro_batches:", f"    {MSE}", "optimizer.step()"
-        ),  # no no_sync
+        step("optimizer.zero_grad()", TOTAL, "for x, y in micro_batches:", f"    {MSE}", "optimizer.step()"),
         step(  # everything inside no_sync: nothing is ever averaged across processes
             "optimizer.zero_grad()",
+            TOTAL,
             "with ddp.no_sync():",
             "    for x, y in micro_batches:",
             f"        {MSE}",
@@ -63,8 +64,9 @@ TABLE["22.2"] = {
         ),
         step(  # forward outside no_sync: the backward still all-reduces
             "optimizer.zero_grad()",
+            TOTAL,
             "for i, (x, y) in enumerate(micro_batches):",
-            "    loss = nn.functional.mse_loss(ddp(x), y) / len(micro_batches)",
+            "    loss = nn.functional.mse_loss(ddp(x), y) * len(x) / total",
             "    if i < len(micro_batches) - 1:",
             "        with ddp.no_sync():",
             "            loss.backward()",
@@ -72,7 +74,16 @@ TABLE["22.2"] = {
             "        loss.backward()",
             "optimizer.step()",
         ),
-        step(  # one all-reduce, but the sum of three means is three times the whole batch's mean
+        step(  # equal weights: the short last micro-batch counts as much as a full one
+            "optimizer.zero_grad()",
+            "*first, (x_n, y_n) = micro_batches",
+            "with ddp.no_sync():",
+            "    for x, y in first:",
+            "        (nn.functional.mse_loss(ddp(x), y) / len(micro_batches)).backward()",
+            "(nn.functional.mse_loss(ddp(x_n), y_n) / len(micro_batches)).backward()",
+            "optimizer.step()",
+        ),
+        step(  # one all-reduce, but the sum of three means is not the whole batch's mean
             "optimizer.zero_grad()",
             "*first, (x_n, y_n) = micro_batches",
             "with ddp.no_sync():",
@@ -82,6 +93,7 @@ TABLE["22.2"] = {
             "optimizer.step()",
         ),
         step(  # no zero_grad: the second step adds the first step's gradient
+            TOTAL,
             "*first, (x_n, y_n) = micro_batches",
             "with ddp.no_sync():",
             "    for x, y in first:",
@@ -94,6 +106,7 @@ TABLE["22.2"] = {
     "with_extra_lines": [
         step(
             "optimizer.zero_grad()",
+            TOTAL,
             "*first, last = micro_batches",
             "with ddp.no_sync():",
             "    for x, y in first:",
