@@ -53,7 +53,9 @@ def _last_one_in_no_sync() -> int:
 
     torch.manual_seed(0)
     with _process_group():
-        ddp, calls = _counted_ddp(nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 1)))
+        ddp, calls = _counted_ddp(
+            nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 1))
+        )  # the lesson's shape
         micro_batches = torch.randn(4, 2, 6)
         for _ in range(2):
             for i, batch in enumerate(micro_batches):
