@@ -141,6 +141,12 @@ COURSE_MAP: tuple[Lesson, ...] = (
         "node hooks and prehooks on grad_fn, register_multi_grad_hook, full backward pre-hooks,"
         " the deprecated register_backward_hook",
     ),
+    Lesson(
+        "22",
+        "Distributed training and device errors",
+        "gradient accumulation under DDP with no_sync(), DDP's debug level naming parameters,"
+        " asynchronous device errors and CUDA_LAUNCH_BLOCKING",
+    ),
 )
 
 
