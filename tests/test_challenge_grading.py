@@ -50,7 +50,9 @@ def bad_run(tmp_path_factory):
     """Start, in the background, a short-timeout grade run: a notebook that never ends, one that crashes."""
     subs, out = tmp_path_factory.mktemp("bad"), tmp_path_factory.mktemp("bad-results")
     _bad_submissions(subs)
-    cmd = [sys.executable, "-m", "autograd_course", "grade", str(subs), "--out", str(out), "--timeout", "60"]
+    # 30 s per part: the sleeping part reaches it while the other parts, which start a kernel and
+    # run part of an exercise, end in a few seconds
+    cmd = [sys.executable, "-m", "autograd_course", "grade", str(subs), "--out", str(out), "--timeout", "30"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     yield proc, out
     if proc.poll() is None:
@@ -73,8 +75,8 @@ def check_run(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def graded_bad(bad_run):
-    """The records of the background run."""
+def graded_bad(bad_run, check_run):
+    """The records of the background run (the check is started first, so it runs while this one waits)."""
     proc, out = bad_run
     _, err = proc.communicate(timeout=600)
     assert proc.returncode == 3, err.decode()[-2000:]  # 3: some submissions could not be graded

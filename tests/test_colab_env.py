@@ -1,5 +1,12 @@
-"""The core installs into an environment pinned like Colab's image without changing a pin, and every
-lesson and solution runs there under papermill (ipykernel 6.17, ipywidgets 7.7, IPython 7.34)."""
+"""The course on a Colab-pinned stack (ipykernel 6.17, ipywidgets 7.7, IPython 7.34): lesson 00's setup cell
+installs it from its repository without changing a pin, and every lesson and solution, run by that
+stack's kernel, holds its stored outputs under strict nbval in the portable CPU corner.
+
+One venv and one execution of each notebook serve it all: the notebooks run where the setup cell
+installed the course, as on Colab, and this run is also the suite's portable-corner nbval
+(tests/strict_nbval.py; tests/test_nbval_portability.py runs that corner itself where this file is
+skipped).
+"""
 
 from __future__ import annotations
 
@@ -7,19 +14,20 @@ import json
 import os
 import shutil
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 import pytest
-from fresh_venv import build_wheel, make_venv
+from fresh_venv import FreshVenv, make_venv
+from strict_nbval import child_environment, strict_nbval_failures
 
-from autograd_course.course import course_notebooks, exercise_notebooks
+from autograd_course.regression import probe_interpreter
 from autograd_course.repository import course_version
 from autograd_course.setup_cell import TAG, cell_source
 
-# About 3 min of CPU and 2.3 min of wall time alone on the idle 2-core machine (2026-12-03): it runs
-# where AUTOGRAD_COURSE_COLAB_ENV=1, which .ci/run sets; a quick local `pytest` skips it.
+# Minutes of CPU on the 2-core machine: it runs where AUTOGRAD_COURSE_COLAB_ENV=1, which .ci/run sets;
+# a quick local `pytest` skips it (and tests/test_nbval_portability.py checks the portable corner).
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
@@ -45,40 +53,32 @@ COLAB_PINS = {
     "matplotlib": "3.10.0",
 }
 
-# papermill's command line, except that the kernel is killed at the end, as the course's own runs do
-# (its command line stops it gracefully, about 2 s of waiting per notebook).
-PAPERMILL_KILLING = (
-    "import sys, papermill; "
-    "papermill.execute_notebook(sys.argv[1], sys.argv[2], cwd=sys.argv[3], shutdown_kernel='immediate')"
-)
+KERNEL = "colab-pinned"
+SANITIZERS = (
+    "nbval_sanitize.cfg",
+    "nbval_sanitize_colab.cfg",
+)  # under tests/, the second added for IPython 7
 
 
-def test_core_keeps_colabs_pins_and_runs_every_notebook(tmp_path):
-    venv = make_venv(tmp_path / "colab", ["torch"])
-    pinned = venv.pip("install", *(f"{name}=={version}" for name, version in COLAB_PINS.items()))
-    assert pinned.returncode == 0, pinned.stdout + pinned.stderr
+class Colab(NamedTuple):
+    """The pinned venv, its scratch folder, and what pip listed in it before the course came."""
+
+    venv: FreshVenv
+    home: Path
+    before: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def colab(tmp_path_factory: pytest.TempPathFactory) -> Colab:
+    """A venv pinned like Colab's image, with pip and papermill (Colab has pip, and its Jupyter stack)."""
+    home = tmp_path_factory.mktemp("colab")
+    venv = make_venv(home / "venv", ["torch"])
+    pins = [f"{name}=={version}" for name, version in COLAB_PINS.items()]
+    ready = venv.pip("install", "pip", "papermill", *pins)
+    assert ready.returncode == 0, ready.stdout + ready.stderr
     before = venv.versions()
-    wheel = build_wheel(tmp_path / "wheel")
-    installed = venv.pip("install", str(wheel), "papermill")
-    assert installed.returncode == 0, installed.stdout + installed.stderr
-    after = venv.versions()
-    changed = {n: (before[n], after.get(n)) for n in [*COLAB_PINS, "torch"] if after.get(n) != before[n]}
-    assert not changed, f"installing the course changed Colab's pins: {changed}"
-
-    notebooks = course_notebooks() + exercise_notebooks("solutions")
-    out = tmp_path / "out"
-    out.mkdir()
-
-    def execute(nb: Path) -> tuple[str, int, str]:
-        cmd = [str(venv.python), "-c", PAPERMILL_KILLING, str(nb), str(out / nb.name), str(nb.parent)]
-        done = subprocess.run(
-            cmd, env=venv.env(tmp_path), capture_output=True, text=True, timeout=600, check=False
-        )
-        return nb.name, done.returncode, done.stderr[-2000:]
-
-    with ThreadPoolExecutor(2) as pool:
-        failed = [r for r in pool.map(execute, notebooks) if r[1] != 0]
-    assert not failed, "\n\n".join(f"{name}: exit {rc}\n{err}" for name, rc, err in failed)
+    assert "autograd-debugging-course" not in before
+    return Colab(venv, home, before)
 
 
 def _repository_of_this_checkout(path: Path) -> str:
@@ -102,35 +102,67 @@ def _repository_of_this_checkout(path: Path) -> str:
     return path.as_uri()
 
 
-def test_on_colab_the_setup_cell_installs_the_course_from_its_repository_and_lesson_00_runs(tmp_path):
-    """Colab's variables and pinned stack, a local git URL as the course's repository, lesson 00 from its
-    first cell: the setup cell installs the course (keeping the pins) and the lesson runs to the end."""
-    venv = make_venv(tmp_path / "colab", ["torch"])
-    pins = [f"{name}=={version}" for name, version in COLAB_PINS.items()]
-    ready = venv.pip("install", "pip", "papermill", *pins)  # Colab has pip, and its Jupyter stack
-    assert ready.returncode == 0, ready.stdout + ready.stderr
-    before = venv.versions()
-    assert "autograd-debugging-course" not in before
-    repo = _repository_of_this_checkout(tmp_path / "course")
-
+@pytest.fixture(scope="module")
+def setup_cell_run(colab: Colab) -> tuple[subprocess.CompletedProcess, Path]:
+    """Colab's variables, a local git URL as the course's repository, lesson 00 run from its first cell
+    with papermill: the setup cell installs the course into the pinned venv."""
+    repo = _repository_of_this_checkout(colab.home / "course")
     lesson = nbformat.read(ROOT / "notebooks" / "00_mental_model.ipynb", as_version=4)
     (setup,) = [c for c in lesson.cells if TAG in c.metadata.get("tags", [])]
     setup.source = cell_source("notebooks/00_mental_model.ipynb", repo=repo)
-    work = tmp_path / "content"  # Colab's working folder: no course files beside the notebook
+    work = colab.home / "content"  # Colab's working folder: no course files beside the notebook
     work.mkdir()
     nbformat.write(lesson, work / "00_mental_model.ipynb")
-    env = {**venv.env(tmp_path), "COLAB_RELEASE_TAG": "release-colab-test"}
-    cmd = [str(venv.python), "-m", "papermill", "--cwd", str(work), "00_mental_model.ipynb", "out.ipynb"]
+    env = {**colab.venv.env(colab.home), "COLAB_RELEASE_TAG": "release-colab-test"}
+    python = str(colab.venv.python)
+    cmd = [python, "-m", "papermill", "--cwd", str(work), "00_mental_model.ipynb", "out.ipynb"]
     done = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=900, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    return done, work
 
+
+def test_on_colab_the_setup_cell_installs_the_course_from_its_repository_keeping_the_pins(
+    colab, setup_cell_run
+):
+    done, work = setup_cell_run
+    assert done.returncode == 0, done.stderr[-3000:]
     ran = nbformat.read(work / "out.ipynb", as_version=4)
     (setup_out,) = [c for c in ran.cells if TAG in c.metadata.get("tags", [])]
     text = "".join(o.get("text", "") for o in setup_out.outputs)
     assert "Course ready (notebooks/00_mental_model.ipynb)" in text
-    after = venv.versions()
+    after = colab.venv.versions()
     assert after["autograd-debugging-course"] == course_version()
-    (origin,) = venv.site.glob("autograd_debugging_course-*.dist-info/direct_url.json")
+    (origin,) = colab.venv.site.glob("autograd_debugging_course-*.dist-info/direct_url.json")
+    repo = (colab.home / "course").as_uri()
     assert json.loads(origin.read_text())["url"] == repo  # installed from the course's repository
-    changed = {n: (before[n], after.get(n)) for n in [*COLAB_PINS, "torch"] if after.get(n) != before[n]}
-    assert not changed, f"the setup cell changed Colab's pins: {changed}"
+    pinned = [*COLAB_PINS, "torch"]
+    changed = {n: (colab.before[n], after.get(n)) for n in pinned if after.get(n) != colab.before[n]}
+    assert not changed, f"installing the course changed Colab's pins: {changed}"
+
+
+def test_every_notebook_holds_its_outputs_in_colabs_kernel_with_the_portable_cpu_corner(
+    colab, setup_cell_run
+):
+    """Strict nbval, each notebook run by the pinned venv's kernel (where the setup cell installed the
+    course) with ATEN_CPU_CAPABILITY=default and one thread."""
+    assert setup_cell_run[0].returncode == 0, "the setup cell did not install the course (see the test above)"
+    env = child_environment(colab.venv.env(colab.home))
+    made = subprocess.run(
+        [str(colab.venv.python), "-m", "ipykernel", "install", "--user", "--name", KERNEL],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    probed = probe_interpreter(str(colab.venv.python), extra_env=env)
+    assert (probed["cpu_capability"], probed["threads"]) == ("DEFAULT", 1)
+
+    sanitize = colab.home / "nbval_sanitize.cfg"  # the suite's sanitizers, and IPython 7's cell frames
+    sanitize.write_text("\n".join((ROOT / "tests" / name).read_text() for name in SANITIZERS))
+    # pyproject.toml's addopts, with this kernel instead of the current environment's
+    own = [f"--nbval-sanitize-with={sanitize}", f"--nbval-kernel-name={KERNEL}", "--dist=loadfile"]
+    failed = strict_nbval_failures(env, "-o", "addopts=", "--nbval", "-p", "no:cacheprovider", *own)
+    assert not failed, (
+        "in the Colab-pinned kernel with ATEN_CPU_CAPABILITY=default and 1 thread, stored outputs differ or "
+        "a notebook fails:\n" + failed
+    )

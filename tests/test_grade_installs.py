@@ -57,11 +57,16 @@ def _installed_course(venv: FreshVenv, cwd: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def autograder(tmp_path_factory) -> Path:
+def wheel(tmp_path_factory) -> Path:
+    """The course's wheel, built once for the instructor's and the learner's installs."""
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(scope="module")
+def autograder(tmp_path_factory, wheel) -> Path:
     """A Gradescope root: the bundle built by a non-editable `[grade]` install, unpacked in source/,
     then installed into venv/ with the command setup.sh runs (offline here)."""
     tmp = tmp_path_factory.mktemp("instructor")
-    wheel = build_wheel(tmp / "wheel")
     instructor = make_venv(tmp / "venv", [f"{PROJECT}[grade]"])
     for args in (
         ("install", "--no-index", f"{wheel}[grade]"),
@@ -130,8 +135,7 @@ def _csv(path: Path) -> list[dict]:
         return list(csv.DictReader(f))
 
 
-def test_a_learner_install_without_papermill_or_nbval_starts_checks_and_shows_progress(tmp_path):
-    wheel = build_wheel(tmp_path / "wheel")
+def test_a_learner_install_without_papermill_or_nbval_starts_checks_and_shows_progress(wheel, tmp_path):
     venv = make_venv(tmp_path / "lab", [f"{PROJECT}[lab]"])
     done = venv.pip("install", "--no-index", f"{wheel}[lab]")
     assert done.returncode == 0, done.stdout + done.stderr

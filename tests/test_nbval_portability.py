@@ -1,33 +1,22 @@
-"""Strict nbval on every stored notebook with the portable CPU kernels and one thread.
+"""Strict nbval on every stored notebook with the portable CPU kernels and one thread (tests/strict_nbval.py).
 
-The regular suite (`pytest -n 2`) checks the stored outputs with the machine's best CPU capability
-(AVX2/AVX512 on CI runners) and torch's default thread count (the 2 cores of a CI runner). This test
-checks the other corner: `ATEN_CPU_CAPABILITY=default` (the kernels a CPU without AVX2 gets) with one
-thread (`OMP_NUM_THREADS=1`, which is what torch.get_num_threads() starts from). Together the two
-runs cover both capabilities and both thread counts a learner's machine or a CI runner may have.
+Together with the regular suite's nbval this covers both capabilities and both thread counts a
+learner's machine or a CI runner may have. Where the Colab-pinned environment runs
+(`AUTOGRAD_COURSE_COLAB_ENV=1`, as in CI), its kernel runs this corner instead
+(tests/test_colab_env.py), so each notebook is executed there once for both checks.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from strict_nbval import PORTABLE, child_environment, strict_nbval_failures
 
 from autograd_course.regression import probe_interpreter
 
 pytestmark = pytest.mark.slow
-
-ROOT = Path(__file__).resolve().parent.parent
-PORTABLE = {"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-
-
-def child_environment() -> dict[str, str]:
-    """This process's environment with the portable settings, without the outer pytest/xdist's variables."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHONBREAKPOINT"))}
-    return {**env, **PORTABLE}
 
 
 def test_the_settings_reach_torch_in_a_fresh_interpreter():
@@ -36,19 +25,13 @@ def test_the_settings_reach_torch_in_a_fresh_interpreter():
     assert (env["cpu_capability"], env["threads"]) == ("DEFAULT", 1)
 
 
+@pytest.mark.skipif(
+    os.environ.get("AUTOGRAD_COURSE_COLAB_ENV") == "1",
+    reason="the Colab-pinned kernel runs this corner (tests/test_colab_env.py)",
+)
 def test_strict_nbval_holds_with_default_cpu_capability_and_one_thread():
-    folders = [f for f in ("notebooks", "solutions") if (ROOT / f).is_dir()]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-n", "2", *folders],
-        cwd=ROOT,
-        env=child_environment(),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    failed = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
-    assert done.returncode == 0, (
+    failed = strict_nbval_failures(child_environment())
+    assert not failed, (
         "stored outputs differ with ATEN_CPU_CAPABILITY=default and 1 thread; print at a precision the "
-        "arithmetic supports across kernels, or check with a tolerance:\n"
-        + "\n".join(failed or done.stdout.splitlines()[-30:])
+        "arithmetic supports across kernels, or check with a tolerance:\n" + failed
     )

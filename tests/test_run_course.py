@@ -1,7 +1,7 @@
 """End to end: `autograd-course run` on real course notebooks (a lesson and a solution) passes them.
 
-Whether every notebook runs is proven elsewhere, once each: strict nbval (twice: both CPU corners),
-papermill in the Colab-pinned venv (tests/test_colab_env.py) and JupyterLab (tests/browser). Here
+Whether every notebook runs is proven elsewhere: strict nbval (twice: both CPU corners, the portable
+one in the Colab-pinned venv's kernel in CI, tests/test_colab_env.py) and JupyterLab (tests/browser). Here
 `run` itself is under test, so two real notebooks are enough; the default run's order is checked
 without executing anything.
 """

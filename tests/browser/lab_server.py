@@ -189,6 +189,9 @@ class LabServer:
             "--LabApp.expose_app_in_browser=True",
             "--LabApp.news_url=None",
             "--LabApp.extension_manager=readonly",
+            # A kernel is killed when its notebook is closed, as the course's own runs do: a graceful
+            # stop gives the kernel up to 5 s to exit, and the next notebook waits for it.
+            "--KernelManager.shutdown_wait_time=0",
         ]
         log = self.log_path.open("wb")
         self.process = subprocess.Popen(
