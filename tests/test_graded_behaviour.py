@@ -270,9 +270,9 @@ _PROOF_A = (
 )
 _PART1 = {  # answer cell -> (what the graded check must say, or None: the form note; grade passes)
     "a self-contained proof": (_PROOF_A, None, True),
-    "a model built in an earlier cell": (
+    "a model no cell before it defines": (
         _PROOF_A.split("\n", 1)[1],
-        "define in this cell everything it uses",
+        "define everything it uses",
         False,
     ),
     "an error typed by hand": (

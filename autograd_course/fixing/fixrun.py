@@ -27,7 +27,15 @@ from helpers import make_tiny_problem
 from helpers.doctor.discover import find_schedulers
 from helpers.doctor.lookahead import lrs_ahead
 
-__all__ = ["FIXABLE", "FIX_STEPS", "LOOK_AHEAD", "PRINTED_LIMIT", "collect_fix_trace", "run_fix"]
+__all__ = [
+    "FIXABLE",
+    "FIX_STEPS",
+    "LOOK_AHEAD",
+    "PRINTED_LIMIT",
+    "collect_fix_trace",
+    "run_earlier",
+    "run_fix",
+]
 
 FIX_STEPS = 40  # steps the fixed training runs
 LOOK_AHEAD = 200  # scheduler steps looked ahead, on a copy, after the fixed training
@@ -133,14 +141,29 @@ def answer_namespace(code: str, filename: str, seed: int) -> dict[str, Any]:
     return ns
 
 
-def run_fix(source: str, code: str, filename: str, seed: int, out: str) -> None:
-    """Run the answer cell, train its fixed functions in place of the given ones, then the given code
-    alone; write {fix, given, printed, raised, ran} to out (torch.save: tensors, numbers, strings)."""
-    ns = answer_namespace(code, filename, seed)
-    printed, raised = io.StringIO(), None
-    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+def run_earlier(prelude: Any, ns: dict[str, Any]) -> dict[str, Any] | None:
+    """Run the earlier cells an answer needs (cell number, code) in its namespace, in order; the
+    error of the first that raises, naming its cell and line (None when none does)."""
+    for number, code in prelude or ():
+        filename = f"<cell {int(number)}>"
         try:
-            exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
+            exec(compile(code, filename, "exec"), ns)
+        except Exception as exc:
+            return _failure(exc, filename) | {"cell": int(number)}
+    return None
+
+
+def run_fix(source: str, code: str, filename: str, seed: int, out: str, prelude: Any = ()) -> None:
+    """Run the earlier cells the answer needs (prelude: cell number and code), the answer cell, train
+    its fixed functions in place of the given ones, then the given code alone; write {fix, given,
+    printed, raised, ran} to out (torch.save: tensors, numbers, strings)."""
+    ns = answer_namespace(code, filename, seed)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        raised = run_earlier(prelude, ns)
+        try:
+            if raised is None:
+                exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
         except Exception as exc:  # judged on the names it set before the error
             raised = _failure(exc, "<answer>")
         answers = {n: ns[n] for n in FIXABLE if n in ns}

@@ -61,6 +61,7 @@ __all__ = [
     "inspect_submission",
     "judge_hidden",
     "judge_notebook",
+    "ordinary_cells",
     "parts_of",
 ]
 
@@ -157,11 +158,25 @@ def parts_of(nb) -> list[tuple[str, int]]:
 def answer_sources(nb) -> dict[tuple[str, int], AnswerSource]:
     """{(exercise, part): the answer cell's source, pruned and screened} of every answer cell."""
     found: dict[tuple[str, int], AnswerSource] = {}
-    for i, m in challenge_cells(nb):
+    tagged = challenge_cells(nb)
+    for i, m in tagged:
         key = (m["exercise"], m.get("part"))
         if m.get("role") == "answer" and key[1] in (1, 2) and key not in found:
-            found[key] = answer_source(nb.cells[i].source, key[1], cell=i + 1)
+            found[key] = answer_source(nb.cells[i].source, key[1], i + 1, ordinary_cells(nb, i, tagged))
     return found
+
+
+def ordinary_cells(nb, before: int, tagged: list[tuple[int, dict]]) -> list[tuple[int, str]]:
+    """(number, source) of the code cells before a cell that are neither the challenge's (answers,
+    checks) nor the setup and parameters cells: what a learner's answer may build on."""
+    skip = {i for i, _ in tagged}
+    return [
+        (i + 1, cell.source)
+        for i, cell in enumerate(nb.cells[:before])
+        if cell.cell_type == "code"
+        and i not in skip
+        and not {"setup", "parameters"} & set(cell.get("metadata", {}).get("tags", []))
+    ]
 
 
 def judge_notebook(

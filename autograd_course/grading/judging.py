@@ -4,8 +4,9 @@ Each part was run on every hidden run (part 1: challenge/hidden.py; part 2: chal
 kernel without the course). A part passes only when every run passes; part 2's checks pass only when
 they pass in every run, each replayed here (fixcheck.judge_trace): the loss and gradients recomputed
 at the returned weights, each update recomputed with the code's own optimizer, the held-out loss
-evaluated here. Part 1's screen (answer_source.screen) still refuses flagged answers; for part 2 it
-is only a warning for the instructor, since nothing the part-2 run returns is believed unchecked.
+evaluated here. The screen (answer_source.screen) is only a warning for the instructor, in both parts:
+nothing a run returns is believed unchecked (part 1's evidence counts when its values match the
+grader's own run of the hidden variant, part 2's training is replayed).
 The raising-cell rule: an answer cell that raised is judged on the names it set before the error,
 and the verdict names the error and its line. Every part also leaves a trail: what ran, what it
 printed, what it returned, and each check as passed, failed or not_run.
@@ -43,7 +44,8 @@ def _raised(error: dict | None) -> str:
     if not error:
         return ""
     where = f" on line {error['line']}" if error.get("line") else ""
-    return f"your answer cell raised {error['name']}{where}: {error['message']}"
+    cell = "your answer cell" if not error.get("cell") else f"cell {error['cell']} (which your answer uses)"
+    return f"{cell} raised {error['name']}{where}: {error['message']}"
 
 
 def _evidence_row(k: int, verdict: Verdict | None, run: dict) -> dict:
@@ -217,9 +219,6 @@ def judge_part(
         return Judged(Verdict(ex_id, part, Outcome.INCORRECT, ""), [], answer.error, {})
     if not answer.source:
         return Judged(Verdict(ex_id, part, Outcome.NOT_ATTEMPTED, "the answer cell is empty"), [], "", {})
-    if answer.flags and part == 1:
-        why = "your answer reaches into the grader's tools instead of using them: " + "; ".join(answer.flags)
-        return Judged(Verdict(ex_id, part, Outcome.INCORRECT, why), list(answer.flags), "", {})
     paths = [hidden_path(export_dir, ex_id, part, k) for k in range(HIDDEN_RUNS)]
     failed = Verdict(ex_id, part, Outcome.INCORRECT, "")
     if not all(p.exists() for p in paths):
