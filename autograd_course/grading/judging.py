@@ -157,7 +157,7 @@ def _part2(ex_id: str, learner: str | None, runs: list[dict]) -> tuple[Verdict, 
     ]
     trail["checks"] = _merged([j for _, j in judged])
     verdicts = [v for v, _ in judged]
-    flags = [v.message for v in verdicts if "your cell changes torch" in v.message][:1]
+    flags = [v.message for v in verdicts if "changes torch, the model or the optimizer" in v.message][:1]
     worst = min(verdicts, key=lambda v: (v.outcome is Outcome.CORRECT, sum(ok for _, ok in v.checks)))
     message = worst.message + (f" ({_raised(raised)})" if raised else "")
     if worst.outcome is Outcome.CORRECT or worst.outcome is Outcome.NOT_ATTEMPTED:
