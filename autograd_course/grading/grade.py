@@ -35,6 +35,7 @@ from tqdm import tqdm
 from autograd_course.challenge.answer_source import AnswerSource, answer_source
 from autograd_course.challenge.catalogue import EXERCISES
 from autograd_course.challenge.draw import variant_for
+from autograd_course.challenge.hidden import hidden_runs
 from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.challenge.secret import graded_key
 from autograd_course.checks.usage import attempts_per_part, usage_records
@@ -46,6 +47,7 @@ from autograd_course.grading.copies import answer_digest, flag_copies
 from autograd_course.grading.fixcells import fix_cells
 from autograd_course.grading.judging import judge_part
 from autograd_course.grading.proofcells import proof_cells
+from autograd_course.grading.redact import Hidden
 from autograd_course.grading.trail import add_trails, executed_with_trails
 from autograd_course.learner import learner_for
 from autograd_course.modes import GRADED, PRACTICE, mode_of
@@ -272,9 +274,11 @@ def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> 
         execution = Execution("passed")
     if execution.status in ("timeout", "error"):
         why = execution.message
-        return [Record(name, ex, p, execution.status, why, trail=_stopped(p, why)) for ex, p in pairs]
+        stopped = [Record(name, ex, p, execution.status, why, trail=_stopped(p, why)) for ex, p in pairs]
+        return _redacted(stopped, sub.learner)
     if refused := _refusal(execution, nb):
-        return [Record(name, ex, p, "error", refused, trail=_stopped(p, refused)) for ex, p in pairs]
+        stopped = [Record(name, ex, p, "error", refused, trail=_stopped(p, refused)) for ex, p in pairs]
+        return _redacted(stopped, sub.learner)
     with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
         records = [
             judge_hidden(name, export_dir, ex, part, sources.get((ex, part)), sub.learner)
@@ -285,7 +289,22 @@ def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> 
         err = execution.errors[0]
         for r in records:
             if r.status == "error" and "stopped early" in r.message:
-                r.message += f" ({err.name}: {err.message[:200]})"
+                r.message += f" ({err.name}: {_hidden(sub.learner, r).answers(err.message[:200])})"
+    return records
+
+
+def _hidden(learner: str | None, record: Record) -> Hidden:
+    """The values of a record's part that its learner must not read (redact.py)."""
+    if record.exercise not in EXERCISES or record.part not in (1, 2):
+        return Hidden.of(learner, [])
+    return Hidden.of(learner, [seed for _, seed in hidden_runs(learner, record.exercise, record.part)])
+
+
+def _redacted(records: list[Record], learner: str | None) -> list[Record]:
+    """The records of a run that stopped (an error the kernel reported, a refusal, a timeout: the
+    answer's words may be in them), each message without the hidden values of its part."""
+    for r in records:
+        r.message = _hidden(learner, r).answers(r.message)
     return records
 
 

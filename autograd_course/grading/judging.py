@@ -9,7 +9,8 @@ nothing a run returns is believed unchecked (part 1's evidence counts when its v
 grader's own run of the hidden variant, part 2's training is replayed).
 The raising-cell rule: an answer cell that raised is judged on the names it set before the error,
 and the verdict names the error and its line. Every part also leaves a trail: what ran, what it
-printed, what it returned, and each check as passed, failed or not_run.
+printed, what it returned, and each check as passed, failed or not_run. The verdict's message and
+the error, which the learner reads, never hold the part's hidden seeds or the graded key (redact.py).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from autograd_course.challenge.parts import judge_part2, part1_verdict
 from autograd_course.challenge.verdict import Outcome, Verdict
 from autograd_course.execution.refusals import refused
 from autograd_course.fixing.fixcheck import CHECKS, FixJudgement
+from autograd_course.grading.redact import Hidden
 
 __all__ = ["EXPORT_LIMIT", "Judged", "judge_part"]
 
@@ -186,11 +188,21 @@ class Judged(NamedTuple):
     trail: dict
 
 
-def _load(paths: list[Path], part: int) -> list[dict]:
+def _load(paths: list[Path], part: int, hidden: Hidden) -> list[dict]:
+    """What the hidden runs wrote, what the answer wrote in it (its errors) redacted (redact.py)."""
     if part == 1:
-        return [json.loads(_read(p)) for p in paths]
-    loaded = [torch.load(io.BytesIO(_read(p)), weights_only=True) for p in paths]
-    return [r if isinstance(r, dict) else {} for r in loaded]
+        runs = [json.loads(_read(p)) for p in paths]
+    else:
+        loaded = [torch.load(io.BytesIO(_read(p)), weights_only=True) for p in paths]
+        runs = [r if isinstance(r, dict) else {} for r in loaded]
+    for run in runs:
+        for error in (run.get("error"), run.get("raised")):
+            if isinstance(error, dict):
+                error |= {k: hidden.answers(error[k]) for k in ("name", "message") if k in error}
+        for trained in (run.get("fix"), run.get("given")):
+            if isinstance(trained, dict) and "error" in trained:
+                trained["error"] = hidden.answers(trained["error"])
+    return runs
 
 
 def _judged_runs(ex_id: str, part: int, learner: str | None, runs: list[dict]) -> Judged:
@@ -223,8 +235,11 @@ def judge_part(
     failed = Verdict(ex_id, part, Outcome.INCORRECT, "")
     if not all(p.exists() for p in paths):
         return Judged(failed, [], "the grader's run of your answer stopped early", {})
+    hidden = Hidden.of(learner, [seed for _, seed in hidden_runs(learner, ex_id, part)])
     try:
-        judged = _judged_runs(ex_id, part, learner, _load(paths, part))
+        judged = _judged_runs(ex_id, part, learner, _load(paths, part, hidden))
     except Exception as exc:  # a malformed file: the answer's run went wrong, never the batch
         return Judged(failed, [], f"a hidden run could not be read: {type(exc).__name__}", {})
-    return judged._replace(flags=[*judged.flags, *(f"warning: {f}" for f in answer.flags)])
+    verdict = replace(judged.verdict, message=hidden.message(judged.verdict.message))
+    flags = [*judged.flags, *(f"warning: {f}" for f in answer.flags)]
+    return judged._replace(verdict=verdict, problem=hidden.message(judged.problem), flags=flags)
