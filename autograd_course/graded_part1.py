@@ -6,8 +6,9 @@ problem (proving/proofrun.py), after the earlier cells that define the names it 
 included), runs the same harness on the learner's own code and seed in the learner's kernel, with what
 the learner's install has, and says what would fail there: a name no cell defines, an error and its
 cell and line, a `stage` that is no Stage, evidence the grader cannot count (an object it cannot read,
-an error the cell raised itself). It never says whether the stage is right: the grader judges that
-against its own run of code the learner has not seen.
+an error the cell raised itself, values no run of the learner's code produced: matched as the grader
+matches them, proving/kinds.py, against a run of the learner's own code). It never says whether the
+stage is right: the grader judges that against its own run of code the learner has not seen.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import helpers
 from autograd_course.answer_cells import GIVEN, earlier_cells, python_of
 from autograd_course.checks.verdict import Outcome
 from autograd_course.proving import proofrun
+from autograd_course.proving.kinds import describe, is_real
+from autograd_course.proving.trace import REFERENCE_STEPS, trace_code
 
 __all__ = ["answer_cell", "part1_behaviour"]
 
@@ -74,7 +77,19 @@ def part1_behaviour(ns: dict[str, Any], code: str) -> tuple[Outcome, str] | None
     proofrun.warm_up(code, name)  # torch's lazy set-up is not the answer's change
     with torch.random.fork_rng(devices=[]):
         run = proofrun.prove(source, code, name, seed, prelude)
-    return _told(run)
+    return _told(run) or _unreal(run["summary"] or {}, code, seed)
+
+
+def _unreal(summary: dict, code: str, seed: int) -> tuple[Outcome, str] | None:
+    """Why the evidence's values are not what a run of the learner's own code produces (None when they
+    are): the grader counts evidence only when it matches its own run of the code it ran."""
+    if is_real(summary, trace_code(code, seed)):
+        return None
+    return Outcome.INCORRECT, (
+        f"the evidence ({describe(summary)}) does not match what your broken code produces in its first "
+        f"{REFERENCE_STEPS} steps with seed={seed}: compute it in the cell from a fresh "
+        "broken_setup(seed, device), as the grader counts only values its own run of the code produces"
+    )
 
 
 def _raised(error: dict) -> str:

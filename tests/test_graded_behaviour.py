@@ -282,6 +282,11 @@ _PART1 = {  # answer cell -> (what the graded check must say, or None: the form 
         "the broken code did not raise",
         False,
     ),
+    "a number typed by hand": (
+        "stage, evidence = Stage.GRAD_MAGNITUDE, 1e-13\n",
+        "does not match what your broken code produces",
+        False,
+    ),
     "a typed report object": (
         "class Report:\n    rows = []\nstage, evidence = Stage.LOSS_NOT_IN_GRAPH, Report()\n",
         "cannot read",
