@@ -162,3 +162,15 @@ def test_run_hidden_takes_the_earlier_cells_too(tmp_path):
     run_hidden("D", None, 1, _PROOF, str(tmp_path), [(3, _HELPERS)])
     nb = _notebook([_HELPERS])
     assert judge_part(tmp_path, "D", 1, answer_sources(nb)[("D", 1)], None).verdict.status == "passed"
+
+
+def test_answers_the_same_in_words_but_not_in_the_earlier_cells_they_use_are_no_copies():
+    from autograd_course.grading.copies import answer_digest
+
+    mine = answer_sources(_notebook([_HELPERS]))[("D", 1)]
+    other = answer_sources(_notebook([_HELPERS.replace("grad_norm(model)", "float(grad_norm(model))")]))
+    assert mine.source == other[("D", 1)].source
+    assert answer_digest(mine.judged()) != answer_digest(other[("D", 1)].judged())
+    assert answer_digest(mine.judged()) == answer_digest(
+        answer_sources(_notebook([_HELPERS]))[("D", 1)].judged()
+    )

@@ -52,7 +52,8 @@ ATTACKS = {
         _patched(
             "torch.Tensor",
             "backward",
-            "    def replacement(self, *a, **k):\n        model.zero_grad()\n        return original(self, *a, **k)\n",
+            "    def replacement(self, *a, **k):\n        model.zero_grad()\n"
+            "        return original(self, *a, **k)\n",
             "broken_step",
             "fixed_step",
             _STEP,
@@ -96,7 +97,7 @@ ATTACKS = {
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 def test_a_patch_undone_within_the_fixs_own_call_fails_flagged(tmp_path, attack):
     ex_id, source = ATTACKS[attack]
-    verdict, flags, problem, trail = _judge(tmp_path, ex_id, source)
+    verdict, flags, problem, _ = _judge(tmp_path, ex_id, source)
     assert verdict.status == "failed", (attack, verdict.message)
     assert "while your fix ran" in verdict.message, verdict.message
     assert any("while your fix ran" in f for f in flags), flags

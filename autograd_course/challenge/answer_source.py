@@ -44,6 +44,10 @@ class AnswerSource:
     error: str = ""  # why the cell cannot run at all (a syntax error, naming its cell and line)
     prelude: list[tuple[int, str]] = field(default_factory=list)  # earlier cells it needs: (number, code)
 
+    def judged(self) -> str:
+        """The code its run runs: the earlier cells it needs, then the answer (what copies compare)."""
+        return "\n".join([*(code for _, code in self.prelude), self.source])
+
     def __repr__(self) -> str:
         cells = f", after cells {[n for n, _ in self.prelude]}" if self.prelude else ""
         lines = len(self.source.splitlines())

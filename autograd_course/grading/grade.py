@@ -502,7 +502,7 @@ def judge_hidden(
     verdict, flags, problem, trail = judge_part(export_dir, ex_id, part, answer, learner)
     if answer is not None and answer.source:  # which answer was judged, for the copies check
         key = variant_for(learner, ex_id).to_json()
-        trail = trail | {"answer": {"digest": answer_digest(answer.source), "variant": json.dumps(key)}}
+        trail = trail | {"answer": {"digest": answer_digest(answer.judged()), "variant": json.dumps(key)}}
     if problem:
         return Record(name, ex_id, part, "error", problem, flags=list(flags), trail=trail)
     checks = part2_checks(verdict) if part == 2 and verdict.status != "not_attempted" else []
