@@ -297,7 +297,7 @@ _PART1 = {  # answer cell -> (what the graded check must say, or None: the form 
 
 @pytest.mark.parametrize("case", sorted(_PART1))
 def test_the_graded_part_one_check_predicts_the_grade(tmp_path, case):
-    """The graded check runs the answer cell on its own, as the grader does, on the learner's own code:
+    """The graded check runs the answer cell as the grader does, on the learner's own code:
     what it says fails fails in `grade`; what it lets through passes there (never naming the stage)."""
     from autograd_course.grading.proofcells import proof_apart
     from helpers import Stage
