@@ -8,11 +8,13 @@ helper function, an import, a constant. `earlier_cells` finds those cells by wha
 reads and never defines (Python's own symbol tables, `symtable`), then what those cells read, and so
 on: they run, in notebook order, in the answer's sandboxed run just before it, so the answer is
 judged by what it does. Names the run already gives (the toolkit, torch, the broken code, the
-problem: GIVEN) are never looked for in earlier cells.
+problem: GIVEN) are never looked for in earlier cells, and a cell that imports the course (the imports
+cell, `ex = challenge(...)`) is never sent: the answer's kernel has no course to import.
 """
 
 from __future__ import annotations
 
+import ast
 import builtins
 import re
 import symtable
@@ -99,12 +101,23 @@ def free_names(python: str) -> set[str]:
     return now | later
 
 
+def _imports_the_course(python: str) -> bool:
+    """Does the cell import the course (the imports cell: `ex = challenge(...)`)? Its names the run
+    gives, or cannot: the kernel that runs an answer has no course, so such a cell is never sent."""
+    for node in ast.walk(ast.parse(python)):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        if any(n.split(".")[0] == "autograd_course" for n in names):
+            return True
+    return False
+
+
 def earlier_cells(cells: list[tuple[int, str]], answer: str, given: set[str]) -> list[tuple[int, str]]:
     """The (cell number, Python) of the earlier cells the answer needs, in notebook order: for each name
     it reads and neither defines nor is given, the last earlier cell defining it, then what that cell
     needs (a name its top level reads: from the cells before it; a name its functions read: from the
     cells before the answer, as a call looks it up then). cells: every earlier cell that may run."""
-    bound = [bound_names(python) for _, python in cells]
+    bound = [set() if _imports_the_course(python) else bound_names(python) for _, python in cells]
     chosen: set[int] = set()
     pending = [(name, len(cells)) for name in free_names(answer) - given]
     while pending:

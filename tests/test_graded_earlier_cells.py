@@ -80,6 +80,8 @@ def test_the_earlier_cells_an_answer_needs_are_found_by_the_names_it_reads():
     assert [n for n, _ in earlier_cells(cells, answer, GIVEN)] == [3, 5, 6]
     assert [n for n, _ in earlier_cells(cells, "y = helper(1)\nx = maths.e", GIVEN)] == [1, 3, 5]
     assert earlier_cells(cells, "inputs = inputs * 2\nseed = 3", GIVEN) == []  # given by every run
+    imports = [(1, "from autograd_course.graded import challenge\nex = challenge('A', globals())")]
+    assert earlier_cells(imports, "stage = Stage.OK\nevidence = 1.0\nprint(ex)", GIVEN) == []
 
 
 @pytest.mark.parametrize("part", [1, 2])
