@@ -52,17 +52,17 @@ _SIGNATURES = {
     "fixed_step": ("model", "optimizer", "inputs", "targets"),
 }
 _GRADED = (
-    "the form is right. This is a graded notebook: `autograd-course grade` runs this answer cell on its "
-    "own, on broken code and seeds you have not seen, and gives the verdict. Make sure the cell runs by "
-    "itself after the imports cell."
+    "the form is right. This is a graded notebook: `autograd-course grade` runs this answer cell, after "
+    "the earlier cells that define what it uses, on broken code and seeds you have not seen, and gives "
+    "the verdict. Make sure the cell runs after the imports cell and those cells."
 )
 
 
 _BEHAVES = (
     f"on your own code, the fixed training passes {', '.join(CHECKS)}. This is a graded notebook: "
     "`autograd-course grade` runs the same checks on seeds you have not seen, replays each update with "
-    "your code's optimizer and its settings, and gives the verdict. Make sure the cell runs by itself "
-    "after the imports cell."
+    "your code's optimizer and its settings, and gives the verdict. Make sure the cell runs after the "
+    "imports cell and the earlier cells that define what it uses."
 )
 
 

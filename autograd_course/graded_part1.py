@@ -1,59 +1,107 @@
-"""Part 1's graded check: the answer cell run on its own, as the grader runs it, on the learner's code.
+"""Part 1's graded check: the answer cell run as the grader runs it, on the learner's own code.
 
-The grader runs only the answer cell, in a fresh kernel, with the toolkit's names, the broken code and
-the problem (proving/proofrun.py). This check runs the same harness on the learner's own code and seed
-in the learner's kernel, with what the learner's install has, and says what would fail there: a name
-the cell uses but does not define, an error, a `stage` that is no Stage, evidence the grader cannot
-count (an object it cannot read, an error the cell raised itself). It never says whether the stage is
-right: the grader judges that against its own run of code the learner has not seen.
+The grader runs the answer cell in a fresh kernel, with the toolkit's names, the broken code and the
+problem (proving/proofrun.py), after the earlier cells that define the names it uses
+(answer_cells.py). This check finds the same cells in the kernel's history (as typed, cell magics
+included), runs the same harness on the learner's own code and seed in the learner's kernel, with what
+the learner's install has, and says what would fail there: a name no cell defines, an error and its
+cell and line, a `stage` that is no Stage, evidence the grader cannot count (an object it cannot read,
+an error the cell raised itself, values no run of the learner's code produced: matched as the grader
+matches them, proving/kinds.py, against a run of the learner's own code). It never says whether the
+stage is right: the grader judges that against its own run of code the learner has not seen.
 """
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from typing import Any
 
 import torch
 
+import helpers
+from autograd_course.answer_cells import GIVEN, earlier_cells, python_of
 from autograd_course.checks.verdict import Outcome
 from autograd_course.proving import proofrun
+from autograd_course.proving.kinds import describe, is_real
+from autograd_course.proving.trace import REFERENCE_STEPS, trace_code
 
 __all__ = ["answer_cell", "part1_behaviour"]
 
 _CHECK = ".check()"
 
 
-def answer_cell(ns: dict[str, Any]) -> str | None:
-    """The last cell run before this one that sets `stage` and `evidence` (IPython's history), or None."""
-    history = ns.get("In")
-    if not isinstance(history, list):
+def _history(ns: dict[str, Any]) -> list | None:
+    """The cells run so far as typed (IPython's raw history, magics included), else as run (`In`)."""
+    shell = ns.get("get_ipython")
+    manager = getattr(shell(), "history_manager", None) if callable(shell) else None
+    raw = getattr(manager, "input_hist_raw", None)
+    history = raw if isinstance(raw, list) and raw else ns.get("In")
+    return history if isinstance(history, list) else None
+
+
+def answer_cell(ns: dict[str, Any]) -> tuple[str, list[tuple[int, str]]] | None:
+    """The last cell run before this one that sets `stage` and `evidence` (IPython's history), with the
+    cells run before it (number in the history, source), or None."""
+    history = _history(ns)
+    if history is None:
         return None
-    for source in reversed(history[:-1]):
+    for k in reversed(range(len(history) - 1)):
+        source = history[k]
         if isinstance(source, str) and "stage" in source and "evidence" in source and _CHECK not in source:
-            return source
+            return source, [(i, s) for i, s in enumerate(history[:k]) if isinstance(s, str) and s.strip()]
     return None
 
 
+def _python(cells: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    found = []
+    for number, source in cells:
+        with contextlib.suppress(SyntaxError):
+            found.append((number, python_of(source)))
+    return found
+
+
 def part1_behaviour(ns: dict[str, Any], code: str) -> tuple[Outcome, str] | None:
-    """What the grader's run of the answer cell on its own would find wrong, or None when nothing is
-    (or when the cell cannot be found or rerun here: a cell magic)."""
-    source = answer_cell(ns)
-    if source is None or "get_ipython()" in source:
+    """What the grader's run of the answer cell (after the earlier cells it needs) on the learner's own
+    code would find wrong, or None when nothing is (or when the cell cannot be found or read)."""
+    found = answer_cell(ns)
+    if found is None:
         return None
+    try:
+        source = python_of(found[0])
+    except SyntaxError:
+        return None
+    prelude = earlier_cells(_python(found[1]), source, GIVEN | set(helpers.__all__))
     seed = ns["seed"] if isinstance(ns.get("seed"), int) else 0
     name = f"<broken code {secrets.token_hex(8)}>"
     proofrun.warm_up(code, name)  # torch's lazy set-up is not the answer's change
     with torch.random.fork_rng(devices=[]):
-        run = proofrun.prove(source, code, name, seed)
-    return _told(run)
+        run = proofrun.prove(source, code, name, seed, prelude)
+    return _told(run) or _unreal(run["summary"] or {}, code, seed)
+
+
+def _unreal(summary: dict, code: str, seed: int) -> tuple[Outcome, str] | None:
+    """Why the evidence's values are not what a run of the learner's own code produces (None when they
+    are): the grader counts evidence only when it matches its own run of the code it ran."""
+    if is_real(summary, trace_code(code, seed)):
+        return None
+    return Outcome.INCORRECT, (
+        f"the evidence ({describe(summary)}) does not match what your broken code produces in its first "
+        f"{REFERENCE_STEPS} steps with seed={seed}: compute it in the cell from a fresh "
+        "broken_setup(seed, device), as the grader counts only values its own run of the code produces"
+    )
 
 
 def _raised(error: dict) -> str:
     where = f" on line {error['line']}" if error.get("line") else ""
-    return f"{error['name']}{where}: {error['message']}"
+    cell = f" in the cell you ran as [{error['cell']}], which it uses," if error.get("cell") else ""
+    return f"{error['name']}{cell}{where}: {error['message']}"
 
 
-_ALONE = "Run on its own, as the grader runs it (a fresh kernel, only this cell), your answer cell"
+_ALONE = (
+    "Run as the grader runs it (a fresh kernel: this cell after the earlier cells that define what it "
+    "uses), your answer cell"
+)
 
 
 def _told(run: dict) -> tuple[Outcome, str] | None:
@@ -64,8 +112,9 @@ def _told(run: dict) -> tuple[Outcome, str] | None:
         if run["error"]:
             return Outcome.INCORRECT, (
                 f"{_ALONE} raised {_raised(run['error'])} before setting `stage` and `evidence`. "
-                "The grader runs no other cell: define in this cell everything it uses (the model, "
-                "the optimizer, your own functions)"
+                "The grader runs only this cell and the earlier cells that define the names it uses: "
+                "define everything it uses (the model, the optimizer, your own functions) in a cell "
+                "before it or in it"
             )
         return Outcome.INCORRECT, f"{_ALONE} leaves `stage` or `evidence` unset"
     if run["stage"] is None:

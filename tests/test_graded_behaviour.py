@@ -270,9 +270,9 @@ _PROOF_A = (
 )
 _PART1 = {  # answer cell -> (what the graded check must say, or None: the form note; grade passes)
     "a self-contained proof": (_PROOF_A, None, True),
-    "a model built in an earlier cell": (
+    "a model no cell before it defines": (
         _PROOF_A.split("\n", 1)[1],
-        "define in this cell everything it uses",
+        "define everything it uses",
         False,
     ),
     "an error typed by hand": (
@@ -280,6 +280,11 @@ _PART1 = {  # answer cell -> (what the graded check must say, or None: the form 
         "evidence = [RuntimeError('element 0 of tensors does not require grad and does not have a grad_fn'),"
         " True]\n",
         "the broken code did not raise",
+        False,
+    ),
+    "a number typed by hand": (
+        "stage, evidence = Stage.GRAD_MAGNITUDE, 1e-13\n",
+        "does not match what your broken code produces",
         False,
     ),
     "a typed report object": (
@@ -292,7 +297,7 @@ _PART1 = {  # answer cell -> (what the graded check must say, or None: the form 
 
 @pytest.mark.parametrize("case", sorted(_PART1))
 def test_the_graded_part_one_check_predicts_the_grade(tmp_path, case):
-    """The graded check runs the answer cell on its own, as the grader does, on the learner's own code:
+    """The graded check runs the answer cell as the grader does, on the learner's own code:
     what it says fails fails in `grade`; what it lets through passes there (never naming the stage)."""
     from autograd_course.grading.proofcells import proof_apart
     from helpers import Stage

@@ -20,7 +20,7 @@ def _run(tmp_path, ex_id: str, learner: str | None, part: int, source: str):
     answer = answer_source(source, part)
     if answer.source and part == 2:
         run_here(ex_id, learner, answer.source, tmp_path)
-    elif answer.source and not answer.flags:
+    elif answer.source:  # a flagged answer runs too: the screen warns, the evidence decides
         run_hidden(ex_id, learner, part, answer.source, str(tmp_path))
     return judge_part(tmp_path, ex_id, part, answer, learner)
 
@@ -52,7 +52,7 @@ def test_evidence_typed_by_hand_does_not_prove_a_stage(tmp_path):
     assert verdict.status == "failed"
 
 
-def test_a_forged_error_is_flagged_not_judged(tmp_path):
+def test_a_forged_error_is_flagged_and_fails(tmp_path):
     forged = (
         "try:\n    exec(compile('raise RuntimeError(\"element 0 of tensors does not require grad\")',"
         " '<broken code>', 'exec'))\nexcept RuntimeError as e:\n    evidence = e\n"
@@ -301,10 +301,19 @@ def test_honest_proof_styles_pass_unflagged(tmp_path, proof):
             "reaches torch.sys",
         ),
         ("run = __builtins__['exec']\n", "reaches __builtins__"),
-        ("run = grad_norm.__globals__['torch']\n", "reaches grad_norm.__globals__"),
+        ("run = grad_norm.__globals__.get('torch')\n", "reaches grad_norm.__globals__"),
     ],
     ids=["torch.sys.modules", "__builtins__['exec']", "__globals__"],
 )
-def test_a_part1_answer_reaching_the_interpreters_tables_is_refused_and_flagged(tmp_path, attack, reach):
+def test_a_part1_answer_reaching_the_interpreters_tables_is_flagged_and_judged_by_its_evidence(
+    tmp_path, attack, reach
+):
+    """The screen warns the instructor and never decides: with nothing else the answer fails, and a
+    right proof beside the reach still passes (the sandbox, not the screen, keeps the course away:
+    test_graded_earlier_cells.py runs such attacks there)."""
+    verdict, flags = _judge(
+        tmp_path, "D", None, 1, attack + "stage, evidence = Stage.GRADS_ACCUMULATING, 1.0\n"
+    )
+    assert verdict.status == "failed" and any(f.startswith("warning: ") and reach in f for f in flags), flags
     verdict, flags = _judge(tmp_path, "D", None, 1, attack + _answer(None, "D", 1))
-    assert verdict.status == "failed" and any(reach in f for f in flags), flags
+    assert verdict.status == "passed" and any(f.startswith("warning: ") and reach in f for f in flags), flags

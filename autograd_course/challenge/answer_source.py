@@ -8,17 +8,20 @@ their code; other magics and shell lines (`%matplotlib`, `!pip`) do nothing. Pru
 that can never run (`if False:` blocks, `while False:` loops, statements after a `return`, `raise`,
 `break` or `continue`). Screening names code that reaches for the grader's tools instead of the
 learner's own (assignments into modules, setattr, exec/eval/compile, imports of importlib, builtins,
-sys or ctypes): part 1's run refuses it, part 2 only reports it, because part 2's verdict is computed
-from a replay that trusts nothing the run returns.
+sys or ctypes): a warning for the instructor, never a verdict, because each part's verdict is computed
+from what its run did, checked against the grader's own run. The earlier ordinary cells the answer
+needs (a model built before, a helper, an import) are found (answer_cells.py) and sent with it.
 """
 
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 
 from IPython.core.inputtransformer2 import TransformerManager
+
+import helpers
+from autograd_course.answer_cells import GIVEN, earlier_cells, plain_python, python_of
 
 __all__ = ["AnswerSource", "answer_source", "plain_python", "prune", "screen"]
 
@@ -39,9 +42,16 @@ class AnswerSource:
     dropped: list[str] = field(default_factory=list)  # what pruning removed, for the instructor
     flags: list[str] = field(default_factory=list)  # why the answer may tamper with the grader
     error: str = ""  # why the cell cannot run at all (a syntax error, naming its cell and line)
+    prelude: list[tuple[int, str]] = field(default_factory=list)  # earlier cells it needs: (number, code)
+
+    def judged(self) -> str:
+        """The code its run runs: the earlier cells it needs, then the answer (what copies compare)."""
+        return "\n".join([*(code for _, code in self.prelude), self.source])
 
     def __repr__(self) -> str:
-        return f"AnswerSource(part {self.part}, {len(self.source.splitlines())} lines, flags={self.flags})"
+        cells = f", after cells {[n for n, _ in self.prelude]}" if self.prelude else ""
+        lines = len(self.source.splitlines())
+        return f"AnswerSource(part {self.part}, {lines} lines{cells}, flags={self.flags})"
 
 
 def _constant_false(test: ast.expr) -> bool:
@@ -103,35 +113,6 @@ def prune(source: str, part: int) -> tuple[str, list[str]]:
     return ast.unparse(ast.fix_missing_locations(tree)), pruner.dropped
 
 
-_RUNS_ITS_CODE = {"time", "timeit", "capture", "prun"}  # magics whose code is the answer's code
-_MAGIC = re.compile(r"^(\s*)%(\w+)(.*)$")
-
-
-def _line(line: str) -> str:
-    """One line of a cell as plain Python: a timing magic's statement, other magics and shell: pass."""
-    indent = line[: len(line) - len(line.lstrip())]
-    if line.lstrip().startswith("!"):
-        return f"{indent}pass"
-    match = _MAGIC.match(line)
-    if match is None:
-        return line
-    name, rest = match.group(2), match.group(3).strip()
-    if name in _RUNS_ITS_CODE and rest and not rest.startswith("-"):
-        return f"{indent}{rest}"
-    return f"{indent}pass"
-
-
-def plain_python(cell_source: str) -> str:
-    """The cell without IPython syntax: timing cell magics run their body, other cell magics nothing."""
-    lines = cell_source.splitlines()
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is not None and lines[first].lstrip().startswith("%%"):
-        name = lines[first].lstrip()[2:].split()[0] if lines[first].strip() != "%%" else ""
-        body = lines[first + 1 :] if name in _RUNS_ITS_CODE else []
-        lines = [*([""] * (first + 1)), *body]  # keep line numbers as the learner sees them
-    return "\n".join(_line(line) for line in lines)
-
-
 def _root(node: ast.expr) -> str | None:
     while isinstance(node, ast.Attribute | ast.Subscript):
         node = node.value
@@ -162,9 +143,25 @@ def screen(source: str) -> list[str]:
     return flags
 
 
-def answer_source(cell_source: str | None, part: int, cell: int | None = None) -> AnswerSource:
+def _earlier(earlier: list[tuple[int, str]], answer: str) -> tuple[list[tuple[int, str]], list[str]]:
+    """The earlier cells the answer needs, as Python (cells that do not parse are never run), and
+    what the screen says of them, each naming its cell."""
+    cells = []
+    for number, source in earlier:
+        try:
+            cells.append((number, python_of(source)))
+        except SyntaxError:
+            continue
+    needed = earlier_cells(cells, answer, GIVEN | set(helpers.__all__))
+    return needed, [f"cell {n}, {flag}" for n, python in needed for flag in screen(python)]
+
+
+def answer_source(
+    cell_source: str | None, part: int, cell: int | None = None, earlier: list[tuple[int, str]] | None = None
+) -> AnswerSource:
     """The answer of one part from its cell's source (IPython syntax allowed): pruned and screened.
-    cell: its 1-based number in the notebook, named by a syntax error."""
+    cell: its 1-based number in the notebook, named by a syntax error; earlier: (number, source) of
+    the ordinary cells before it, of which the run gets those the answer needs (answer_cells.py)."""
     if not cell_source or not cell_source.strip():
         return AnswerSource(part, "")
     try:
@@ -173,4 +170,5 @@ def answer_source(cell_source: str | None, part: int, cell: int | None = None) -
     except SyntaxError as exc:
         where = f"cell {cell}, line {exc.lineno}" if cell else f"line {exc.lineno}"
         return AnswerSource(part, "", error=f"syntax error in the answer cell ({where}): {exc.msg}")
-    return AnswerSource(part, pruned, dropped, screen(pruned))
+    prelude, flags = _earlier(earlier or [], pruned)
+    return AnswerSource(part, pruned, dropped, [*flags, *screen(pruned)], prelude=prelude)

@@ -16,6 +16,7 @@ from autograd_course.challenge.catalogue import BUGS
 from autograd_course.challenge.evidence import KINDS, NOT_RECORDED, RAISED_BY_CODE, describe, frozen_in
 from autograd_course.challenge.reference import REFERENCE_STEPS, BrokenTrace, trace_broken
 from autograd_course.challenge.variants import Variant
+from autograd_course.proving.kinds import is_real, real_steps
 from helpers import Stage
 from helpers.thresholds import EXPLODING, VANISHING
 
@@ -261,32 +262,7 @@ def contract_markdown() -> str:
     return "\n".join(lines)
 
 
-# ---- is the evidence real: does it match what the learner's broken code produces? -------------------
-
-
-def real_steps(s: dict, trace: BrokenTrace) -> list[int]:
-    """Indices of the broken steps one (non-list) evidence summary matches."""
-    kind = KINDS.get(s["type"])
-    return [] if kind is None else [i for i in range(len(trace.steps)) if kind.matches(s, trace, i)]
-
-
-def _series_is_real(items: list[dict], trace: BrokenTrace) -> bool:
-    """Items that match consecutive broken steps, in order (a series such as grad norms per step)."""
-    return any(
-        all(k + j in real_steps(item, trace) for j, item in enumerate(items))
-        for k in real_steps(items[0], trace)
-    )
-
-
-def _list_is_real(s: dict, trace: BrokenTrace) -> bool:
-    """A series of consecutive steps, or observations each real on its own (answers may join them)."""
-    items = s["items"]
-    shown = [i for i in items if i["type"] != "answer"]
-    if not shown or any(i["type"] == "list" for i in items):
-        return False
-    if len(items) >= 2 and len({i["type"] for i in items}) == 1:  # one kind, several steps: a series
-        return _series_is_real(items, trace)
-    return all(real_steps(i, trace) for i in shown)
+# ---- is the evidence real (proving/kinds.py: is_real), and does it prove the stage? -----------------
 
 
 def _proves(stage: str, s: dict, trace: BrokenTrace) -> bool:
@@ -363,7 +339,7 @@ def _judge(variant: Variant, seed: int, stage: str | None, summary: dict) -> tup
     if why := _refusal(summary):
         return False, why
     trace = trace_broken(variant, seed)
-    real = _list_is_real(summary, trace) if kind == "list" else bool(real_steps(summary, trace))
+    real = is_real(summary, trace)
     if not real:
         return False, (
             f"the evidence ({described}) does not match what this notebook's broken code produces in its "

@@ -77,11 +77,14 @@ def hidden_path(out_dir: str | Path, exercise_id: str, part: int, k: int) -> Pat
     return Path(out_dir) / f"{exercise_id}-part{part}-hidden{k}.{'json' if part == 1 else 'pt'}"
 
 
-def run_hidden(exercise_id: str, learner: str | None, part: int, source: str, out_dir: str) -> None:
-    """Part 1's hidden runs of one answer in this process (tests; no sandbox, the course importable)."""
+def run_hidden(
+    exercise_id: str, learner: str | None, part: int, source: str, out_dir: str, prelude: list | tuple = ()
+) -> None:
+    """Part 1's hidden runs of one answer (after the earlier cells it needs, prelude) in this process
+    (tests; no sandbox, the course importable)."""
     if part != 1:
         raise ValueError("run_hidden runs part 1; part 2 runs through fixrun.run_fix")
     exercise(exercise_id)
     for k, (variant, seed) in enumerate(hidden_runs(learner, exercise_id, 1)):
         out = str(hidden_path(out_dir, exercise_id, 1, k))
-        proofrun.run_part1(source, render(variant), broken_file(), seed, out)
+        proofrun.run_part1(source, render(variant), broken_file(), seed, out, prelude)

@@ -1,166 +1,24 @@
-"""Trusted reference runs of the broken setups, computed in the checking process."""
+"""Trusted reference runs of the broken setups, computed in the checking process (proving/trace.py)."""
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
 from functools import lru_cache
-
-import torch
-from torch.overrides import TorchFunctionMode
 
 from autograd_course.challenge.catalogue import build_broken
 from autograd_course.challenge.variants import Variant
-from helpers import gradient_report, make_tiny_problem
-from helpers._stats import count_nonfinite, exact_norm  # the one NaN/Inf counter, the exact norm
+from autograd_course.proving.trace import (
+    REFERENCE_STEPS,
+    BrokenTrace,
+    StepRecord,
+    close,
+    tensor_stats,
+    trace_run,
+)
 
 __all__ = ["REFERENCE_STEPS", "BrokenTrace", "StepRecord", "close", "tensor_stats", "trace_broken"]
-
-REFERENCE_STEPS = 10  # evidence may come from any of the first 10 broken steps (docs/grading.md says so)
-
-
-def tensor_stats(t: torch.Tensor) -> dict:
-    """Shape, min/max/mean (NaN-aware floats) and NaN/Inf counts of one floating tensor."""
-    d = t.detach().double().cpu()
-    finite = torch.isfinite(d)
-    nan, inf = count_nonfinite(d).tolist()
-    stats = {
-        "shape": list(d.shape),
-        "requires_grad": t.requires_grad,
-        "nan": nan,
-        "inf": inf,
-        "min": float(d.min()) if d.numel() else None,
-        "max": float(d.max()) if d.numel() else None,
-        "mean": float(d.mean()) if d.numel() else None,
-        "nonfinite_sample": [float(v) for v in d[~finite].flatten()[:5]],
-    }
-    return stats
-
-
-class _Recorder(TorchFunctionMode):
-    """Records the statistics of every floating tensor a torch function returns."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: list[dict] = []
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        if isinstance(out, torch.Tensor) and out.is_floating_point() and out.numel() <= 4096:
-            self.seen.append(tensor_stats(out))  # torch calls in here skip this mode: no recursion
-        return out
-
-
-@dataclass
-class StepRecord:
-    """What one broken step did: tensors it made, its error, gradients after it, what moved."""
-
-    tensors: list[dict]
-    error: str | None
-    loss: float | None
-    grads: dict[str, dict | None]
-    grad_norm: float | None
-    changed: dict[str, bool]
-    max_delta: dict[str, float]
-
-
-@dataclass
-class BrokenTrace:
-    """The first REFERENCE_STEPS steps of one broken setup, plus its parameters at the start."""
-
-    variant: Variant
-    seed: int
-    names: list[str]
-    shapes: dict[str, list[int]]
-    requires_grad: dict[str, bool]
-    in_optimizer: dict[str, bool]
-    direct: list[dict] = field(default_factory=list)  # tensors of compute_loss called outside the step
-    direct_recorded: bool | None = None  # does that loss have a graph (None: the call raised)
-    steps: list[StepRecord] = field(default_factory=list)
-
-    def __repr__(self) -> str:
-        return f"BrokenTrace({self.variant!r}, seed {self.seed}, {len(self.steps)} steps)"
-
-
-def _grad_stats(g: torch.Tensor | None) -> dict | None:
-    if g is None:
-        return None
-    nan, inf = count_nonfinite(g).tolist()
-    return {"norm": float(exact_norm(g)), "nan": nan, "inf": inf}
-
-
-def _unregistered(model: torch.nn.Module) -> dict[str, dict | None]:
-    """Gradient statistics of the trainable tensors the model holds without registering them."""
-    rows = [r for r in gradient_report(model).rows if r.status.name == "UNREGISTERED"]
-    return {r.name: None if r.norm is None else {"norm": r.norm} for r in rows}
-
-
-def _trace_direct(trace: BrokenTrace, compute_loss, model, inputs, targets) -> None:
-    """compute_loss called on its own, outside the step, with grad mode on: is its loss recorded?"""
-    recorder = _Recorder()
-    try:
-        with torch.enable_grad(), recorder:
-            loss = compute_loss(model, inputs, targets)
-    except RuntimeError:
-        return
-    trace.direct = recorder.seen
-    trace.direct_recorded = isinstance(loss, torch.Tensor) and loss.grad_fn is not None
 
 
 @lru_cache(maxsize=32)
 def trace_broken(variant: Variant, seed: int) -> BrokenTrace:
     """Run one variant's broken setup on CPU and record its first steps (cached)."""
-    code = build_broken(variant)
-    setup, step = code["broken_setup"], code["broken_step"]
-    inputs, targets = make_tiny_problem(seed)
-    model, optimizer = setup(seed, "cpu")
-    named = list(model.named_parameters())
-    held = {id(p) for group in optimizer.param_groups for p in group["params"]}
-    trace = BrokenTrace(
-        variant,
-        seed,
-        [n for n, _ in named],
-        {n: list(p.shape) for n, p in named},
-        {n: p.requires_grad for n, p in named},
-        {n: id(p) in held for n, p in named},
-    )
-    _trace_direct(trace, code["compute_loss"], model, inputs, targets)
-    for _ in range(REFERENCE_STEPS):
-        before = {n: p.detach().clone() for n, p in model.named_parameters()}
-        recorder = _Recorder()
-        error, loss = None, None
-        try:
-            with recorder:
-                out = step(model, optimizer, inputs, targets)
-            loss = float(out.detach()) if isinstance(out, torch.Tensor) else None
-        except RuntimeError as exc:
-            error = str(exc)
-        grads = {n: _grad_stats(p.grad) for n, p in model.named_parameters()} | _unregistered(model)
-        present = [p.grad.detach().double() for _, p in model.named_parameters() if p.grad is not None]
-        norm = float(torch.linalg.vector_norm(torch.cat([g.flatten() for g in present]))) if present else None
-        deltas = {n: (p.detach() - before[n]).abs().double() for n, p in model.named_parameters()}
-        trace.steps.append(
-            StepRecord(
-                tensors=recorder.seen,
-                error=error,
-                loss=loss,
-                grads=grads,
-                grad_norm=norm,
-                changed={n: bool((d != 0).any()) for n, d in deltas.items()},
-                max_delta={n: float(d.max()) for n, d in deltas.items()},
-            )
-        )
-        if error is not None:
-            break
-    return trace
-
-
-def close(a: float | None, b: float | None, rtol: float = 1e-3, atol: float = 1e-7) -> bool:
-    """Equal within tolerance, NaN equal to NaN, Inf equal to the same Inf."""
-    if a is None or b is None:
-        return a is b
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    if math.isinf(a) or math.isinf(b):
-        return a == b
-    return abs(a - b) <= atol + rtol * abs(b)
+    return trace_run(build_broken(variant), seed, variant)

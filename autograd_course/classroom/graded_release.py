@@ -135,11 +135,11 @@ def graded_notebook(nb: nbformat.NotebookNode, exercise_id: str) -> nbformat.Not
             cell.source = re.sub(r"\n\s*diagnose,", "", cell.source)
         elif cell.source.startswith("# Challenge"):
             cell.source = _INTRO.sub(
-                "**Graded.** Hints: `ex.part1.hint()`, `ex.part1.hint(2)`. The checks here look at the form "
-                "of an answer only; your instructor's `autograd-course grade` runs each answer cell on its "
-                "own, on "
-                "broken code and seeds you have not seen, and gives the verdict. Keep each answer cell "
-                "self-contained (it may use the imports cell and the broken code's names).",
+                "**Graded.** Hints: `ex.part1.hint()`, `ex.part1.hint(2)`. The checks here run your answer "
+                "on your own code as the grader will and say what would fail, never whether the stage is "
+                "right; your instructor's `autograd-course grade` runs each answer cell, after the earlier "
+                "cells that define what it uses (a model, a helper, an import), on broken code and seeds "
+                "you have not seen, and gives the verdict.",
                 cell.source,
             )
     return nb
@@ -157,10 +157,11 @@ def graded_readme(exercise_count: int) -> str:
         "# Autograd Debugging\n\nOpen `notebooks/00_mental_model.ipynb` and work through the lessons in "
         "order; then the challenge in `exercises/`.\n\n"
         "**The challenge is graded by your instructor.** In each exercise notebook, a part's check "
-        "(`ex.part1.check()`) looks at the form of your answer only and its hints are there "
-        "(`ex.part1.hint()`, `ex.part1.hint(2)`); your instructor runs each answer cell on its own, on "
-        "broken code and seeds you have not seen, and gives the verdict. Keep each answer cell "
-        "self-contained. Save your notebooks: your instructor collects them from here. Each notebook "
+        "(`ex.part1.check()`) runs your answer on your own code as the grader will and says what would "
+        "fail, never whether the stage is right, and its hints are there (`ex.part1.hint()`, "
+        "`ex.part1.hint(2)`); your instructor runs each answer cell, after the earlier cells that define "
+        "what it uses, on broken code and seeds you have not seen, and gives the verdict. Save your "
+        "notebooks: your instructor collects them from here. Each notebook "
         "opens your own exercise with the token your instructor gave you (`AUTOGRAD_COURSE_TOKEN`, "
         "usually set for you on the hub).\n\n"
         "In a terminal (File > New > Terminal), in this folder:\n\n"

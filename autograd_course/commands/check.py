@@ -121,7 +121,8 @@ def _grade(workspace: Path, notebooks: list[Path], args: argparse.Namespace) -> 
     print(table_text(records))
     modes = sorted({f"{r.submission}: {r.mode}" for r in records if r.part})
     print(
-        "\nThe grader ran each answer cell on its own, on broken code and seeds you have not seen "
+        "\nThe grader ran each answer cell, after the earlier cells it uses, on broken code and seeds you "
+        "have not seen "
         f"(the same way `grade` does). Notebooks: {'; '.join(modes) or 'none graded'}. "
         f"Each `check` run is recorded as an attempt in {PROGRESS_FILE}."
     )

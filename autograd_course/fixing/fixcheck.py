@@ -183,6 +183,17 @@ def _move_problem(trace: dict, names: list[str], setup: Callable[[], tuple] | No
     return _update_problem(trace, names, setup) if setup is not None else None
 
 
+def _patch_problem(trace: dict) -> str | None:
+    """Why the training cannot count: the fix changed torch, the toolkit or an optimizer while it ran."""
+    patched = [str(p) for p in trace.get("patched") or []]
+    if not patched:
+        return None
+    return (
+        f"while your fix ran, {', '.join(patched[:3])} was not what torch or the toolkit gives (even if put "
+        "back after): your cell changes torch, the model or the optimizer; fix the functions instead"
+    )
+
+
 def _shape_problem(trace: Any) -> str | None:
     """Why the trace cannot be judged at all (None when it can)."""
     if not isinstance(trace, dict):
@@ -209,7 +220,7 @@ def judge_trace(seed: int, trace: Any, setup: Callable[[], tuple] | None = None)
         judged.message = why
         return judged
     names = list(trace.get("names", []))
-    if why := _start_problem(seed, names, trace["params"][0]):
+    if why := _patch_problem(trace) or _start_problem(seed, names, trace["params"][0]):
         judged.status = dict.fromkeys(CHECKS, "failed")
         judged.message = why
         judged.measured = dict.fromkeys(CHECKS, why)

@@ -17,17 +17,28 @@ from __future__ import annotations
 import contextlib
 import io
 import traceback
+import types
 from collections.abc import Callable
 from typing import Any
 
 import torch
+from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
 import helpers
 from helpers import make_tiny_problem
 from helpers.doctor.discover import find_schedulers
 from helpers.doctor.lookahead import lrs_ahead
 
-__all__ = ["FIXABLE", "FIX_STEPS", "LOOK_AHEAD", "PRINTED_LIMIT", "collect_fix_trace", "run_fix"]
+__all__ = [
+    "FIXABLE",
+    "FIX_STEPS",
+    "LOOK_AHEAD",
+    "PRINTED_LIMIT",
+    "collect_fix_trace",
+    "run_earlier",
+    "run_fix",
+]
 
 FIX_STEPS = 40  # steps the fixed training runs
 LOOK_AHEAD = 200  # scheduler steps looked ahead, on a copy, after the fixed training
@@ -60,9 +71,81 @@ def _made(made: Any) -> str | None:
     return None
 
 
+def _optimizer_classes() -> list[type]:
+    optim = torch.optim
+    return [c for c in vars(optim).values() if isinstance(c, type) and issubclass(c, optim.Optimizer)]
+
+
+def _watched_objects() -> tuple:
+    """What a fix must leave as it is, even for a moment: torch, its tensors, modules, functional and
+    autograd, the toolkit and its TinyNet, and every optimizer class of torch.optim."""
+    nn = torch.nn
+    objects = (torch, torch.Tensor, nn.Module, nn.Linear, nn.functional, torch.autograd, helpers)
+    return (*objects, helpers.TinyNet, *_optimizer_classes())
+
+
+def _warm_up() -> None:
+    """Build every optimizer once, so torch's own wrapping of each class's step is done before the watch."""
+    for kind in _optimizer_classes():
+        with contextlib.suppress(Exception):
+            kind([torch.zeros(1, 1, requires_grad=True)])
+
+
+class _Untouched:
+    """Whether the watched objects stay as they were while the fix runs. `look` compares them with the
+    copy made on entering; it runs after each call of the fix and at every hook the training fires
+    inside its calls (each module's forward, each gradient, each optimizer step), so a patch the fix
+    puts back before returning is seen while it is in place. `changed` names what differed."""
+
+    def __init__(self) -> None:
+        _warm_up()
+        self.saved = [(o, dict(vars(o))) for o in _watched_objects()]
+        self.changed: list[str] = []
+        self.handles: list[Any] = []
+
+    def __repr__(self) -> str:
+        return f"_Untouched(changed={self.changed})"
+
+    def look(self, *_args: Any) -> None:
+        for owner, saved in self.saved if not self.changed else ():
+            now = vars(owner)
+            with contextlib.suppress(Exception):  # a value whose == raises: compare one by one
+                if now == saved:
+                    continue
+            name = getattr(owner, "__name__", type(owner).__name__)
+            keys = sorted(set(saved) | set(now))
+            self.changed += [
+                f"{name}.{k}"
+                for k in keys
+                if now.get(k) is not saved.get(k) and not isinstance(now.get(k), types.ModuleType)
+            ][:5]
+
+    def __enter__(self) -> _Untouched:
+        self.handles = [
+            register_module_forward_pre_hook(lambda *_: self.look()),
+            register_module_forward_hook(lambda *_: self.look()),
+            register_optimizer_step_pre_hook(lambda *_: self.look()),
+            register_optimizer_step_post_hook(lambda *_: self.look()),
+        ]
+        return self
+
+    def __exit__(self, *_exc: Any) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+
 def collect_fix_trace(fixed_setup: Callable, fixed_step: Callable, seed: int, device: str) -> dict[str, Any]:
-    """Run fixed_setup(seed, device) and FIX_STEPS fixed_step calls; raw tensors on CPU."""
+    """Run fixed_setup(seed, device) and FIX_STEPS fixed_step calls; raw tensors on CPU, and `patched`:
+    what of torch, the toolkit or the optimizers differed while they ran (absent when nothing did)."""
+    with _Untouched() as untouched:
+        trace = _trained(fixed_setup, fixed_step, seed, device, untouched.look)
+    return trace | ({"patched": untouched.changed} if untouched.changed else {})
+
+
+def _trained(fixed_setup: Callable, fixed_step: Callable, seed: int, device: str, look: Callable) -> dict:
+    """collect_fix_trace's training; look() runs after each call of the fix and at each gradient."""
     made = fixed_setup(seed, device)
+    look()
     if why := _made(made):
         return {"error": why}
     model, optimizer = made
@@ -71,6 +154,7 @@ def collect_fix_trace(fixed_setup: Callable, fixed_step: Callable, seed: int, de
 
     def hook_for(name: str) -> Callable:
         def hook(p: torch.Tensor) -> None:
+            look()
             captured[name].append(p.grad.detach().to("cpu", copy=True))
 
         return hook
@@ -85,6 +169,7 @@ def collect_fix_trace(fixed_setup: Callable, fixed_step: Callable, seed: int, de
             for v in captured.values():
                 v.clear()
             loss = fixed_step(model, optimizer, inputs, targets)
+            look()
             if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
                 return {"error": f"fixed_step must return the loss tensor, got {type(loss).__name__}"}
             losses.append(float(loss.detach()))
@@ -133,14 +218,29 @@ def answer_namespace(code: str, filename: str, seed: int) -> dict[str, Any]:
     return ns
 
 
-def run_fix(source: str, code: str, filename: str, seed: int, out: str) -> None:
-    """Run the answer cell, train its fixed functions in place of the given ones, then the given code
-    alone; write {fix, given, printed, raised, ran} to out (torch.save: tensors, numbers, strings)."""
-    ns = answer_namespace(code, filename, seed)
-    printed, raised = io.StringIO(), None
-    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+def run_earlier(prelude: Any, ns: dict[str, Any]) -> dict[str, Any] | None:
+    """Run the earlier cells an answer needs (cell number, code) in its namespace, in order; the
+    error of the first that raises, naming its cell and line (None when none does)."""
+    for number, code in prelude or ():
+        filename = f"<cell {int(number)}>"
         try:
-            exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
+            exec(compile(code, filename, "exec"), ns)
+        except Exception as exc:
+            return _failure(exc, filename) | {"cell": int(number)}
+    return None
+
+
+def run_fix(source: str, code: str, filename: str, seed: int, out: str, prelude: Any = ()) -> None:
+    """Run the earlier cells the answer needs (prelude: cell number and code), the answer cell, train
+    its fixed functions in place of the given ones, then the given code alone; write {fix, given,
+    printed, raised, ran} to out (torch.save: tensors, numbers, strings)."""
+    ns = answer_namespace(code, filename, seed)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        raised = run_earlier(prelude, ns)
+        try:
+            if raised is None:
+                exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
         except Exception as exc:  # judged on the names it set before the error
             raised = _failure(exc, "<answer>")
         answers = {n: ns[n] for n in FIXABLE if n in ns}

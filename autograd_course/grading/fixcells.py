@@ -40,29 +40,34 @@ def harness_cell(module: ModuleType, name: str) -> str:
 
 
 def fix_cells(sources: dict[tuple[str, int], AnswerSource], learner: str | None, export_dir: Path) -> list:
-    """The harness cell, then one cell per part-2 answer and hidden run ([] when none is answered)."""
+    """The harness cell, then one cell per part-2 answer and hidden run, the earlier cells it needs
+    sent with it ([] when none is answered)."""
     calls = []
     for (ex_id, part), answer in sorted(sources.items()):
         if part != 2 or not answer.source:
             continue
         for k, (variant, seed) in enumerate(hidden_runs(learner, ex_id, 2)):
             out = str(hidden_path(export_dir, ex_id, 2, k))
-            name = f"<broken code {secrets.token_hex(8)}>"
-            call = f"_fixrun.run_fix({answer.source!r}, {render(variant)!r}, {name!r}, {seed}, {out!r})"
+            name, code = f"<broken code {secrets.token_hex(8)}>", render(variant)
+            prelude = list(answer.prelude)
+            call = f"_fixrun.run_fix({answer.source!r}, {code!r}, {name!r}, {seed}, {out!r}, {prelude!r})"
             calls.append(nbformat.v4.new_code_cell(call))
     return [nbformat.v4.new_code_cell(harness_cell(fixrun, HARNESS)), *calls] if calls else []
 
 
-def run_here(ex_id: str, learner: str | None, source: str, export_dir: Path) -> None:
+def run_here(ex_id: str, learner: str | None, source: str | AnswerSource, export_dir: Path) -> None:
     """Part 2's hidden runs of one answer in this process (tests; no sandbox, the course importable)."""
+    answer = source if isinstance(source, AnswerSource) else AnswerSource(2, source)
     for k, (variant, seed) in enumerate(hidden_runs(learner, ex_id, 2)):
-        name = f"<broken code {secrets.token_hex(8)}>"
-        fixrun.run_fix(source, render(variant), name, seed, str(hidden_path(export_dir, ex_id, 2, k)))
+        name, out = f"<broken code {secrets.token_hex(8)}>", str(hidden_path(export_dir, ex_id, 2, k))
+        fixrun.run_fix(answer.source, render(variant), name, seed, out, answer.prelude)
 
 
-def run_apart(ex_id: str, learner: str | None, source: str, export_dir: Path, timeout: float = 300) -> None:
+def run_apart(
+    ex_id: str, learner: str | None, source: str | AnswerSource, export_dir: Path, timeout: float = 300
+) -> None:
     """Part 2's hidden runs of one answer in a fresh Python process (tests: what the grader's kernel
     runs, without a kernel or sandbox), so what the answer patches never reaches this process."""
-    answer = AnswerSource(2, source)
+    answer = source if isinstance(source, AnswerSource) else AnswerSource(2, source)
     code = "\n".join(c.source for c in fix_cells({(ex_id, 2): answer}, learner, export_dir))
     subprocess.run([sys.executable, "-c", code], check=True, timeout=timeout, capture_output=True)

@@ -34,6 +34,7 @@ from tqdm import tqdm
 
 from autograd_course.challenge.answer_source import AnswerSource, answer_source
 from autograd_course.challenge.draw import variant_for
+from autograd_course.challenge.hidden import hidden_runs
 from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.challenge.secret import graded_key
 from autograd_course.checks.usage import attempts_per_part, usage_records
@@ -46,6 +47,7 @@ from autograd_course.grading.copies import answer_digest, flag_copies
 from autograd_course.grading.fixcells import fix_cells
 from autograd_course.grading.judging import judge_part
 from autograd_course.grading.proofcells import proof_cells
+from autograd_course.grading.redact import Hidden
 from autograd_course.grading.trail import add_trails, executed_with_trails
 from autograd_course.learner import learner_for
 from autograd_course.modes import GRADED, PRACTICE, mode_of
@@ -61,6 +63,7 @@ __all__ = [
     "inspect_submission",
     "judge_hidden",
     "judge_notebook",
+    "ordinary_cells",
     "parts_of",
 ]
 
@@ -157,11 +160,25 @@ def parts_of(nb) -> list[tuple[str, int]]:
 def answer_sources(nb) -> dict[tuple[str, int], AnswerSource]:
     """{(exercise, part): the answer cell's source, pruned and screened} of every answer cell."""
     found: dict[tuple[str, int], AnswerSource] = {}
-    for i, m in challenge_cells(nb):
+    tagged = challenge_cells(nb)
+    for i, m in tagged:
         key = (m["exercise"], m.get("part"))
         if m.get("role") == "answer" and key[1] in (1, 2) and key not in found:
-            found[key] = answer_source(nb.cells[i].source, key[1], cell=i + 1)
+            found[key] = answer_source(nb.cells[i].source, key[1], i + 1, ordinary_cells(nb, i, tagged))
     return found
+
+
+def ordinary_cells(nb, before: int, tagged: list[tuple[int, dict]]) -> list[tuple[int, str]]:
+    """(number, source) of the code cells before a cell that are neither the challenge's (answers,
+    checks) nor the setup and parameters cells: what a learner's answer may build on."""
+    skip = {i for i, _ in tagged}
+    return [
+        (i + 1, cell.source)
+        for i, cell in enumerate(nb.cells[:before])
+        if cell.cell_type == "code"
+        and i not in skip
+        and not {"setup", "parameters"} & set(cell.get("metadata", {}).get("tags", []))
+    ]
 
 
 def judge_notebook(
@@ -257,9 +274,11 @@ def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> 
         execution = Execution("passed")
     if execution.status in ("timeout", "error"):
         why = execution.message
-        return [Record(name, ex, p, execution.status, why, trail=_stopped(p, why)) for ex, p in pairs]
+        stopped = [Record(name, ex, p, execution.status, why, trail=_stopped(p, why)) for ex, p in pairs]
+        return _redacted(stopped, sub.learner)
     if refused := _refusal(execution, nb):
-        return [Record(name, ex, p, "error", refused, trail=_stopped(p, refused)) for ex, p in pairs]
+        stopped = [Record(name, ex, p, "error", refused, trail=_stopped(p, refused)) for ex, p in pairs]
+        return _redacted(stopped, sub.learner)
     with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
         records = [
             judge_hidden(name, export_dir, ex, part, sources.get((ex, part)), sub.learner)
@@ -270,7 +289,22 @@ def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> 
         err = execution.errors[0]
         for r in records:
             if r.status == "error" and "stopped early" in r.message:
-                r.message += f" ({err.name}: {err.message[:200]})"
+                r.message += f" ({err.name}: {_hidden(sub.learner, r).answers(err.message[:200])})"
+    return records
+
+
+def _hidden(learner: str | None, record: Record) -> Hidden:
+    """The values of a record's part that its learner must not read (redact.py)."""
+    if record.exercise not in EXERCISES or record.part not in (1, 2):
+        return Hidden.of(learner, [])
+    return Hidden.of(learner, [seed for _, seed in hidden_runs(learner, record.exercise, record.part)])
+
+
+def _redacted(records: list[Record], learner: str | None) -> list[Record]:
+    """The records of a run that stopped (an error the kernel reported, a refusal, a timeout: the
+    answer's words may be in them), each message without the hidden values of its part."""
+    for r in records:
+        r.message = _hidden(learner, r).answers(r.message)
     return records
 
 
@@ -468,7 +502,7 @@ def judge_hidden(
     verdict, flags, problem, trail = judge_part(export_dir, ex_id, part, answer, learner)
     if answer is not None and answer.source:  # which answer was judged, for the copies check
         key = variant_for(learner, ex_id).to_json()
-        trail = trail | {"answer": {"digest": answer_digest(answer.source), "variant": json.dumps(key)}}
+        trail = trail | {"answer": {"digest": answer_digest(answer.judged()), "variant": json.dumps(key)}}
     if problem:
         return Record(name, ex_id, part, "error", problem, flags=list(flags), trail=trail)
     checks = part2_checks(verdict) if part == 2 and verdict.status != "not_attempted" else []

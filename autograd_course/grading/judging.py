@@ -4,11 +4,13 @@ Each part was run on every hidden run (part 1: challenge/hidden.py; part 2: chal
 kernel without the course). A part passes only when every run passes; part 2's checks pass only when
 they pass in every run, each replayed here (fixcheck.judge_trace): the loss and gradients recomputed
 at the returned weights, each update recomputed with the code's own optimizer, the held-out loss
-evaluated here. Part 1's screen (answer_source.screen) still refuses flagged answers; for part 2 it
-is only a warning for the instructor, since nothing the part-2 run returns is believed unchecked.
+evaluated here. The screen (answer_source.screen) is only a warning for the instructor, in both parts:
+nothing a run returns is believed unchecked (part 1's evidence counts when its values match the
+grader's own run of the hidden variant, part 2's training is replayed).
 The raising-cell rule: an answer cell that raised is judged on the names it set before the error,
 and the verdict names the error and its line. Every part also leaves a trail: what ran, what it
-printed, what it returned, and each check as passed, failed or not_run.
+printed, what it returned, and each check as passed, failed or not_run. The verdict's message and
+the error, which the learner reads, never hold the part's hidden seeds or the graded key (redact.py).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from autograd_course.challenge.parts import judge_part2, part1_verdict
 from autograd_course.challenge.verdict import Outcome, Verdict
 from autograd_course.execution.refusals import refused
 from autograd_course.fixing.fixcheck import CHECKS, FixJudgement
+from autograd_course.grading.redact import Hidden
 
 __all__ = ["EXPORT_LIMIT", "Judged", "judge_part"]
 
@@ -43,7 +46,8 @@ def _raised(error: dict | None) -> str:
     if not error:
         return ""
     where = f" on line {error['line']}" if error.get("line") else ""
-    return f"your answer cell raised {error['name']}{where}: {error['message']}"
+    cell = "your answer cell" if not error.get("cell") else f"cell {error['cell']} (which your answer uses)"
+    return f"{cell} raised {error['name']}{where}: {error['message']}"
 
 
 def _evidence_row(k: int, verdict: Verdict | None, run: dict) -> dict:
@@ -155,7 +159,7 @@ def _part2(ex_id: str, learner: str | None, runs: list[dict]) -> tuple[Verdict, 
     ]
     trail["checks"] = _merged([j for _, j in judged])
     verdicts = [v for v, _ in judged]
-    flags = [v.message for v in verdicts if "your cell changes torch" in v.message][:1]
+    flags = [v.message for v in verdicts if "changes torch, the model or the optimizer" in v.message][:1]
     worst = min(verdicts, key=lambda v: (v.outcome is Outcome.CORRECT, sum(ok for _, ok in v.checks)))
     message = worst.message + (f" ({_raised(raised)})" if raised else "")
     if worst.outcome is Outcome.CORRECT or worst.outcome is Outcome.NOT_ATTEMPTED:
@@ -184,11 +188,21 @@ class Judged(NamedTuple):
     trail: dict
 
 
-def _load(paths: list[Path], part: int) -> list[dict]:
+def _load(paths: list[Path], part: int, hidden: Hidden) -> list[dict]:
+    """What the hidden runs wrote, what the answer wrote in it (its errors) redacted (redact.py)."""
     if part == 1:
-        return [json.loads(_read(p)) for p in paths]
-    loaded = [torch.load(io.BytesIO(_read(p)), weights_only=True) for p in paths]
-    return [r if isinstance(r, dict) else {} for r in loaded]
+        runs = [json.loads(_read(p)) for p in paths]
+    else:
+        loaded = [torch.load(io.BytesIO(_read(p)), weights_only=True) for p in paths]
+        runs = [r if isinstance(r, dict) else {} for r in loaded]
+    for run in runs:
+        for error in (run.get("error"), run.get("raised")):
+            if isinstance(error, dict):
+                error |= {k: hidden.answers(error[k]) for k in ("name", "message") if k in error}
+        for trained in (run.get("fix"), run.get("given")):
+            if isinstance(trained, dict) and "error" in trained:
+                trained["error"] = hidden.answers(trained["error"])
+    return runs
 
 
 def _judged_runs(ex_id: str, part: int, learner: str | None, runs: list[dict]) -> Judged:
@@ -217,15 +231,15 @@ def judge_part(
         return Judged(Verdict(ex_id, part, Outcome.INCORRECT, ""), [], answer.error, {})
     if not answer.source:
         return Judged(Verdict(ex_id, part, Outcome.NOT_ATTEMPTED, "the answer cell is empty"), [], "", {})
-    if answer.flags and part == 1:
-        why = "your answer reaches into the grader's tools instead of using them: " + "; ".join(answer.flags)
-        return Judged(Verdict(ex_id, part, Outcome.INCORRECT, why), list(answer.flags), "", {})
     paths = [hidden_path(export_dir, ex_id, part, k) for k in range(HIDDEN_RUNS)]
     failed = Verdict(ex_id, part, Outcome.INCORRECT, "")
     if not all(p.exists() for p in paths):
         return Judged(failed, [], "the grader's run of your answer stopped early", {})
+    hidden = Hidden.of(learner, [seed for _, seed in hidden_runs(learner, ex_id, part)])
     try:
-        judged = _judged_runs(ex_id, part, learner, _load(paths, part))
+        judged = _judged_runs(ex_id, part, learner, _load(paths, part, hidden))
     except Exception as exc:  # a malformed file: the answer's run went wrong, never the batch
         return Judged(failed, [], f"a hidden run could not be read: {type(exc).__name__}", {})
-    return judged._replace(flags=[*judged.flags, *(f"warning: {f}" for f in answer.flags)])
+    verdict = replace(judged.verdict, message=hidden.message(judged.verdict.message))
+    flags = [*judged.flags, *(f"warning: {f}" for f in answer.flags)]
+    return judged._replace(verdict=verdict, problem=hidden.message(judged.problem), flags=flags)

@@ -28,15 +28,17 @@ HARNESS = "proofrun"  # the name the harness module has in the kernel
 
 def proof_cells(sources: dict[tuple[str, int], AnswerSource], learner: str | None, export_dir: Path) -> list:
     """The harness cell (the doctor taken out of the toolkit), then one cell per part-1 answer and
-    hidden run ([] when none is answered; an answer the screen flags is not run)."""
+    hidden run, the earlier cells it needs sent with it ([] when none is answered). An answer the
+    screen flags runs too: the screen warns, the evidence decides."""
     calls = []
     for (ex_id, part), answer in sorted(sources.items()):
-        if part != 1 or not answer.source or answer.flags:
+        if part != 1 or not answer.source:
             continue
         for k, (variant, seed) in enumerate(hidden_runs(learner, ex_id, 1)):
             out = str(hidden_path(export_dir, ex_id, 1, k))
-            code, name = render(variant), broken_file()
-            call = f"_{HARNESS}.run_part1({answer.source!r}, {code!r}, {name!r}, {seed}, {out!r})"
+            code, name, prelude = render(variant), broken_file(), list(answer.prelude)
+            args = f"{answer.source!r}, {code!r}, {name!r}, {seed}, {out!r}, {prelude!r}"
+            call = f"_{HARNESS}.run_part1({args})"
             calls.append(nbformat.v4.new_code_cell(call))
     if not calls:
         return []
@@ -44,9 +46,11 @@ def proof_cells(sources: dict[tuple[str, int], AnswerSource], learner: str | Non
     return [nbformat.v4.new_code_cell(setup), *calls]
 
 
-def proof_apart(ex_id: str, learner: str | None, source: str, export_dir: Path, timeout: float = 300) -> None:
+def proof_apart(
+    ex_id: str, learner: str | None, source: str | AnswerSource, export_dir: Path, timeout: float = 300
+) -> None:
     """Part 1's hidden runs of one answer in a fresh Python process, with the cells the grader's
     kernel runs (tests: no kernel or sandbox), so nothing the answer does reaches this process."""
-    answer = AnswerSource(1, source)
+    answer = source if isinstance(source, AnswerSource) else AnswerSource(1, source)
     code = "\n".join(c.source for c in proof_cells({(ex_id, 1): answer}, learner, export_dir))
     subprocess.run([sys.executable, "-c", code], check=True, timeout=timeout, capture_output=True)

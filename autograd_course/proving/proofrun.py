@@ -56,6 +56,7 @@ __all__ = [
     "no_doctor",
     "origin",
     "prove",
+    "run_earlier",
     "run_part1",
     "stage_name",
     "summarize",
@@ -283,11 +284,23 @@ def _reached() -> list[str]:
     return reached
 
 
-def _failure(exc: BaseException) -> dict[str, Any]:
-    """An exception as plain data: its name, first line and the answer's line it came from."""
-    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<answer>"]
+def _failure(exc: BaseException, filename: str = "<answer>") -> dict[str, Any]:
+    """An exception as plain data: its name, first line and the line of filename it came from."""
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
     first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
     return {"name": type(exc).__name__, "message": first, "line": lines[-1] if lines else None}
+
+
+def run_earlier(prelude: Any, ns: dict[str, Any]) -> dict[str, Any] | None:
+    """Run the earlier cells an answer needs (cell number, code) in its namespace, in order; the
+    error of the first that raises, naming its cell and line (None when none does)."""
+    for number, code in prelude or ():
+        filename = f"<cell {int(number)}>"
+        try:
+            exec(compile(code, filename, "exec"), ns)
+        except Exception as exc:
+            return _failure(exc, filename) | {"cell": int(number)}
+    return None
 
 
 def answer_namespace(code: str, filename: str, seed: int) -> dict[str, Any]:
@@ -320,14 +333,17 @@ def warm_up(code: str, filename: str) -> None:
         ns["broken_step"](model, optimizer, ns["inputs"], ns["targets"])
 
 
-def prove(source: str, code: str, filename: str, seed: int) -> dict[str, Any]:
-    """Run the answer on the given code and seed: what it set, printed, raised, changed and reached."""
+def prove(source: str, code: str, filename: str, seed: int, prelude: Any = ()) -> dict[str, Any]:
+    """Run the answer on the given code and seed, after the earlier cells it needs (prelude: cell
+    number and code): what it set, printed, raised, changed and reached."""
     ns = answer_namespace(code, filename, seed)
     ns["stage"] = ns["evidence"] = placeholder = ns["NotAttempted"]
     printed, error = io.StringIO(), None
     with _watched() as changed, contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        error = run_earlier(prelude, ns)
         try:
-            exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
+            if error is None:
+                exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
         except Exception as exc:  # judged on the names it set before the error
             error = _failure(exc)
     stage, evidence = ns.get("stage", placeholder), ns.get("evidence", placeholder)
@@ -344,11 +360,11 @@ def prove(source: str, code: str, filename: str, seed: int) -> dict[str, Any]:
     }
 
 
-def run_part1(source: str, code: str, filename: str, seed: int, out: str) -> None:
+def run_part1(source: str, code: str, filename: str, seed: int, out: str, prelude: Any = ()) -> None:
     """One hidden run of a part-1 answer: write prove's plain data to out (JSON)."""
     if not _WATCH:
         warm_up(code, filename)
     with torch.random.fork_rng(devices=[]):
-        result = prove(source, code, filename, seed)
+        result = prove(source, code, filename, seed, prelude)
     with open(out, "w", encoding="utf-8") as f:
         json.dump(result, f)
