@@ -5,7 +5,7 @@
 By default torch's thread count and wall-clock time, as users meet them.
 
 A float32 norm that reads 0 or inf leaves the gradient's elements open (all zero, or all below
-2.6e-23; finite above 1.8e19, or Inf), so the report looks again (helpers._stats.second_look).
+2.6e-23; finite above 1.8e19, or Inf), so the report looks again (helpers._tuned_norms.second_look).
 This times three designs of that look on the weight gradients of the deep stacks of
 bench_toolkit.relu_stack_grads, kernels and their Python only (no rows, no display), each as a
 ratio to get_total_norm in the same repetitions:
@@ -27,7 +27,7 @@ from collections.abc import Callable
 import torch
 from bench_toolkit import CLOCKS, load, ratios, relu_stack_grads, timings
 
-from helpers._stats import TINY_NORM, norms, second_look, to_look_at
+from helpers._tuned_norms import TINY_NORM, norms, second_look, to_look_at
 
 KINDS = {"vanish": "vanish", "explode": "explode", "overflow": "overflow", "zeros": "all zero"}
 _DOWN = 2.0**-100
