@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import attrgetter
 
 import torch
@@ -52,7 +52,14 @@ TINY_NORM = 1e-18
 # public path below does in Python at the same speed, so the CPU, and any torch without it, takes
 # the public path. tests/test_tuned_norms.py checks both paths agree; the nox sessions run it per torch.
 _FOREACH_NORM = getattr(torch, "_foreach_norm", None)
-_CHUNK = 1 << 17  # elements stacked at a time: 512 KiB of float32 stays in cache
+_CHUNK = 1 << 17  # elements stacked at a time with one thread: 512 KiB of float32 stays in cache
+# An element-wise kernel over more than torch's grain size (32,768 elements) is split across the CPU
+# threads. With the default threads on a loaded machine each split waits for a thread the OS has not
+# scheduled yet: a copy, a multiply or a byte test of a 256x256 gradient took 60 to 250 times its
+# float32 norm (2 threads, load average 14), where a norm was not slowed. With several threads the
+# element-wise passes of this path therefore run on the CPU in pieces of _PIECE elements, each one
+# thread's work, and small tensors are stacked _PIECE elements at a time.
+_PIECE = 1 << 14
 _SMALL = 4096  # tensors up to this size are stacked: one kernel for many, not one each
 
 
@@ -80,10 +87,11 @@ def _looped_norms(values: list[torch.Tensor], acc: torch.dtype) -> tuple[list[in
             alone.append(i)
     order = list(alone)
     parts = [torch.stack([torch.linalg.vector_norm(values[i], dtype=acc) for i in alone])] if alone else []
-    buffer = torch.empty(_CHUNK if shapes else 0, dtype=values[0].dtype, device=values[0].device)
+    chunk = _CHUNK if torch.get_num_threads() == 1 or values[0].device.type != "cpu" else _PIECE
+    buffer = torch.empty(chunk if shapes else 0, dtype=values[0].dtype, device=values[0].device)
     for shape, idx in shapes.items():
         numel = shape.numel()
-        per_batch = _CHUNK // numel
+        per_batch = chunk // numel
         for start in range(0, len(idx), per_batch):
             batch = idx[start : start + per_batch]
             scratch = buffer[: len(batch) * numel].view(len(batch), *shape)
@@ -203,11 +211,31 @@ def _scratch(
     return out
 
 
+def _pieces(tensor: torch.Tensor) -> list[torch.Tensor]:
+    """A contiguous tensor's elements as flat views of at most _PIECE elements each on a CPU with
+    several threads (see _PIECE), else as one flat view."""
+    flat = tensor.view(-1)
+    if flat.numel() <= _PIECE or flat.device.type != "cpu" or torch.get_num_threads() == 1:
+        return [flat]
+    return list(flat.split(_PIECE))
+
+
+def _piecewise(fill: Callable[[torch.Tensor, torch.Tensor], object], out: torch.Tensor, src: torch.Tensor):
+    """out (contiguous, src's shape) filled from src by fill(out_piece, src_piece), piece by piece."""
+    for to, of in zip(_pieces(out), _pieces(src.contiguous())):
+        fill(to, of)
+    return out
+
+
 def _overflowed_norms(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
     """The float32 L2 norm of each tensor * 2**-100, as 0-dim tensors on their devices. Only tensors
     norms() summed in float32 come here: strided float32, half or bfloat16."""
     scratch: dict[tuple[torch.Size, torch.dtype, torch.device], torch.Tensor] = {}
-    products = (torch.mul(t, _DOWN, out=_scratch(scratch, t, torch.float32)) for t in tensors)
+
+    def scaled(to: torch.Tensor, of: torch.Tensor) -> None:
+        torch.mul(of, _DOWN, out=to)
+
+    products = (_piecewise(scaled, _scratch(scratch, t, torch.float32), t) for t in tensors)
     return [torch.linalg.vector_norm(p) for p in products]
 
 
@@ -215,15 +243,21 @@ def _exact_norms(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
     """The L2 norm of each tensor summed in float64 (exact_norm's figure), as 0-dim tensors on their
     devices: each copied into a float64 scratch tensor, reused. Only strided real tensors come here."""
     scratch: dict[tuple[torch.Size, torch.dtype, torch.device], torch.Tensor] = {}
-    return [torch.linalg.vector_norm(_scratch(scratch, t, torch.float64).copy_(t)) for t in tensors]
+    copies = (_piecewise(torch.Tensor.copy_, _scratch(scratch, t, torch.float64), t) for t in tensors)
+    return [torch.linalg.vector_norm(c) for c in copies]
+
+
+_BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}  # an integer of each size
 
 
 def _zero_bits(tensor: torch.Tensor) -> torch.Tensor:
-    """Whether any byte of a strided tensor is non-zero, as a 0-dim bool tensor on its device: False
-    proves every element +0.0. An integer pass over the bytes, which costs no more on subnormal
+    """Whether any bit of a strided tensor is set, as a 0-dim bool tensor on its device: False
+    proves every element +0.0. An integer pass over the bits, which costs no more on subnormal
     floats, where float arithmetic on the CPU is up to 40 times slower. True for -0.0 too, so
     the caller then measures the norm. A tensor whose bytes are not contiguous is copied first."""
-    return tensor.contiguous().view(torch.uint8).any()
+    bits = tensor.contiguous().view(_BITS.get(tensor.element_size(), torch.uint8))
+    found = [piece.any() for piece in _pieces(bits)]
+    return found[0] if len(found) == 1 else torch.stack(found).any()
 
 
 def _read(

@@ -190,10 +190,20 @@ def _hard_cases() -> list[torch.Tensor]:
     ]
 
 
+@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads: element-wise passes in pieces"])
+def threads(request):
+    before = torch.get_num_threads()
+    torch.set_num_threads(request.param)
+    yield request.param
+    torch.set_num_threads(before)
+
+
 @pytest.mark.parametrize("foreach", [False, True], ids=["public", "foreach"])
-def test_the_tuned_figures_are_the_readable_definition(monkeypatch, foreach):
+def test_the_tuned_figures_are_the_readable_definition(monkeypatch, foreach, threads):
     tensors = _hard_cases() + _zoo()
     monkeypatch.setattr(_tuned_norms, "use_foreach", lambda device: foreach)
+    pieces = len(_tuned_norms._pieces(tensors[0]))
+    assert pieces == (1 if threads == 1 else 4)  # 65,536 elements in pieces of 16,384 with 2 threads
     norm, nan, inf = figures(tensors)
     want = [gradient_figures(t) for t in tensors]
     assert list(zip(nan, inf)) == [(w[1], w[2]) for w in want]
