@@ -22,7 +22,9 @@ code pages of torch's kernels the first time they run (file pages, the same for 
 diagnose runs kernels a plain step does not (aminmax, norms, stack); without the warm-up that
 one-time cost of a few MiB would be counted as diagnose's copy.
 
-    .venv/bin/python benchmarks/bench_diagnose_memory.py [--runs 3]
+    .venv/bin/python benchmarks/bench_diagnose_memory.py [--runs 3] [--threads N]
+
+Torch's default thread count unless --threads says otherwise.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import argparse
 import ctypes
 import gc
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -64,13 +67,15 @@ def warm_up(x, y) -> None:
     diagnose(step, model, optimizer, steps=2)
 
 
-def _trained():
-    """(model, optimizer, step, training state in bytes, device) after 6 training steps."""
+def _trained(threads: int):
+    """(model, optimizer, step, training state in bytes, device) after 6 training steps, with
+    `threads` torch threads (0: torch's default, as users run)."""
     import torch
     from real_models import resnet18, training_step
     from torch import nn
 
-    torch.set_num_threads(1)
+    if threads:
+        torch.set_num_threads(threads)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     model = resnet18(num_classes=10).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
@@ -111,7 +116,7 @@ def _peak(run: Any, device: Any) -> tuple[int, float]:
     return host, cuda
 
 
-def child(kind: str) -> dict[str, float]:
+def child(kind: str, threads: int) -> dict[str, float]:
     """One measurement in this (fresh) process: train 6 steps, then `kind`: "plain" (two plain
     steps), "diagnose" (diagnose(steps=2)), or "inprocess" (one plain step, then diagnose, both
     measured in this process from the resident size before each: the peak above a plain step)."""
@@ -119,14 +124,16 @@ def child(kind: str) -> dict[str, float]:
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
     from helpers import diagnose
 
-    model, optimizer, step, state, device = _trained()
+    model, optimizer, step, state, device = _trained(threads)
 
     def diagnosed() -> None:
         verdict = diagnose(step, model, optimizer, steps=2)
         assert verdict.ok, verdict
 
     name = type(model).__module__.split(".")[0] + " resnet18"
-    out = {"state": state, "device": device.type, "model": name}
+    import torch
+
+    out = {"state": state, "device": device.type, "model": name, "threads": torch.get_num_threads()}
     if kind == "inprocess":
         (plain, plain_cuda), (diag, diag_cuda) = _peak(step, device), _peak(diagnosed, device)
         return out | {"host": diag - plain, "cuda": diag_cuda - plain_cuda}
@@ -134,10 +141,14 @@ def child(kind: str) -> dict[str, float]:
     return out | {"host": host, "cuda": cuda}
 
 
-def measure(kind: str) -> dict[str, float]:
-    """child(kind) in a fresh interpreter."""
+def measure(kind: str, threads: int) -> dict[str, float]:
+    """child(kind, threads) in a fresh interpreter."""
     out = subprocess.run(
-        [sys.executable, __file__, "--child", kind], capture_output=True, text=True, check=True, cwd=ROOT
+        [sys.executable, __file__, "--child", kind, "--threads", str(threads)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -145,20 +156,24 @@ def measure(kind: str) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="fresh processes per side (median)")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (default 0: torch's default)")
     parser.add_argument("--child", choices=["plain", "diagnose", "inprocess"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.child)))
+        print(json.dumps(child(args.child, args.threads)))
         return
     if not Path("/proc/self/clear_refs").exists():
         sys.exit("needs Linux /proc (VmHWM, clear_refs)")
     plain, diag, inproc = [], [], []
     for _ in range(args.runs):  # interleaved, so a change in the machine's load hits both sides
-        plain.append(measure("plain"))
-        diag.append(measure("diagnose"))
-        inproc.append(measure("inprocess"))
+        plain.append(measure("plain", args.threads))
+        diag.append(measure("diagnose", args.threads))
+        inproc.append(measure("inprocess", args.threads))
     state, device, model = diag[0]["state"], diag[0]["device"], diag[0]["model"]
-    print(f"{model} (10 classes), SGD momentum 0.9, batch 8 at 64x64, trained 6 steps; {device}")
+    print(
+        f"{model} (10 classes), SGD momentum 0.9, batch 8 at 64x64, trained 6 steps; {device}, "
+        f"{diag[0]['threads']} thread(s); load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
     print(f"training state (parameters, gradients, momentum, buffers): {state / MiB:.1f} MiB")
     print(f"{'side':<36} {'runs (MiB)':<28} {'median':>9}")
     for field in ("host", "cuda") if device == "cuda" else ("host",):

@@ -1,9 +1,11 @@
 """Why a report over all-zero or overflowing float32 gradients costs more than 2x get_total_norm.
 
-    .venv/bin/python benchmarks/bench_second_look.py [--reps 15]
+    .venv/bin/python benchmarks/bench_second_look.py [--reps 15] [--threads N] [--clock wall|process]
+
+By default torch's thread count and wall-clock time, as users meet them.
 
 A float32 norm that reads 0 or inf leaves the gradient's elements open (all zero, or all below
-2.6e-23; finite above 1.8e19, or Inf), so the report looks again (helpers._stats.second_look).
+2.6e-23; finite above 1.8e19, or Inf), so the report looks again (helpers._tuned_norms.second_look).
 This times three designs of that look on the weight gradients of the deep stacks of
 bench_toolkit.relu_stack_grads, kernels and their Python only (no rows, no display), each as a
 ratio to get_total_norm in the same repetitions:
@@ -20,13 +22,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import time
 from collections.abc import Callable
 
 import torch
-from bench_toolkit import ratios, relu_stack_grads, timings
+from bench_toolkit import CLOCKS, load, ratios, relu_stack_grads, timings
 
-from helpers._stats import TINY_NORM, norms, second_look, to_look_at
+from helpers._tuned_norms import TINY_NORM, norms, second_look, to_look_at
 
 KINDS = {"vanish": "vanish", "explode": "explode", "overflow": "overflow", "zeros": "all zero"}
 _DOWN = 2.0**-100
@@ -89,12 +90,18 @@ def check(grads: list[torch.Tensor]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=15, help="interleaved repetitions (default 15)")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (default 0: torch's default)")
+    parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall", help="wall (default) or process")
     args = parser.parse_args(argv)
-    if args.reps < 1:
-        parser.error("--reps must be >= 1")
-    torch.set_num_threads(1)
+    if args.reps < 1 or args.threads < 0:
+        parser.error("--reps must be >= 1, --threads >= 0")
+    if args.threads:
+        torch.set_num_threads(args.threads)
     base = "get_total_norm + 1 read"
-    print(f"torch {torch.__version__}, 1 thread, process CPU time, median ratio of {args.reps} repetitions")
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), {args.clock} clock, median ratio "
+        f"of {args.reps} repetitions; {load('before')}"
+    )
     print(f"{'gradients':<10} {'design':<48} {'ratio':>7}")
     for kind, title in KINDS.items():
         grads = [g for g in relu_stack_grads(kind) if g.dim() == 2]  # the 100 weight gradients
@@ -103,9 +110,10 @@ def main(argv: list[str] | None = None) -> int:
             base: lambda g=grads: torch.nn.utils.get_total_norm(g, foreach=True).item(),
             **{name: (lambda d=design, g=grads: d(g)) for name, design in DESIGNS.items()},
         }
-        relative = ratios(timings(candidates, args.reps, inner=2, clock=time.process_time), base)
+        relative = ratios(timings(candidates, args.reps, inner=2, clock=CLOCKS[args.clock]), base)
         for name in DESIGNS:
             print(f"{title:<10} {name:<48} {relative[name]:>6.2f}x")
+    print(load("after"))
     return 0
 
 

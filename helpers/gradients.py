@@ -1,4 +1,10 @@
-"""Per-parameter gradient reports, classification and the total gradient norm."""
+"""Per-parameter gradient reports, classification and the total gradient norm.
+
+Read top to bottom: a row (GradientRow), the figures of one gradient as the report defines them
+(gradient_figures), a row's status (_status), then the report, which gives every row those figures.
+The report measures all gradients at once through the tuned path (helpers._tuned_norms: one pass
+over each gradient, one host read for all), which gives the figures gradient_figures defines.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,8 @@ import torch
 from torch import nn
 
 from helpers._report import Report
-from helpers._stats import norms, second_look, to_look_at, total_norm
+from helpers._stats import count_nonfinite, exact_norm, total_norm
+from helpers._tuned_norms import figures
 from helpers._validate import require_module, require_parameters
 from helpers._walk import model_tensors
 from helpers.status import GradStatus
@@ -22,6 +29,7 @@ __all__ = [
     "GradientRow",
     "classify_parameter_gradients",
     "grad_norm",
+    "gradient_figures",
     "gradient_report",
     "optimizer_parameter_ids",
 ]
@@ -55,6 +63,18 @@ class GradientRow(NamedTuple):
         )
 
 
+def gradient_figures(grad: torch.Tensor) -> tuple[float, int, int]:
+    """One gradient's figures, as the report defines them: (L2 norm, NaN count, Inf count).
+
+    The norm is summed in float64, so no square underflows or overflows (it is NaN when the
+    gradient holds a NaN, else inf when it holds an Inf); the counts are of its elements. Two host
+    reads per gradient: the report gets the same figures for every gradient with one read
+    (helpers._tuned_norms.figures).
+    """
+    nan, inf = count_nonfinite(grad).tolist()
+    return exact_norm(grad).item(), nan, inf
+
+
 def optimizer_parameter_ids(optimizer: torch.optim.Optimizer) -> set[int]:
     """The ids of every tensor that any of the optimizer's param groups holds."""
     if not isinstance(optimizer, torch.optim.Optimizer):
@@ -80,20 +100,10 @@ def _status(requires_grad: bool, norm: float | None, in_optimizer: bool, registe
 
 def _figures(grads: list[torch.Tensor | None]) -> tuple[list, list, list[int], list[int]]:
     """Four columns, an entry per gradient: norm, rms, NaN count, Inf count (None, None, 0, 0
-    where there is no gradient).
-
-    One host read measures every norm; a second look (second_look) is taken only where a norm
-    is not finite, to count NaN and Inf, or where a float32 sum of squares underflowed or
-    overflowed (to_look_at): it proves a zero gradient zero, and measures the others exactly.
-    """
+    where there is no gradient). The figures of gradient_figures, measured by the tuned path."""
     where = [i for i, g in enumerate(grads) if g is not None]
     present = [grads[i] for i in where]
-    norm = norms(present)  # the one host read
-    nan, inf = [0] * len(present), [0] * len(present)
-    doubtful = to_look_at(present, norm)
-    figures = second_look([present[i] for i in doubtful], [norm[i] for i in doubtful])
-    for i, (a, b, n) in zip(doubtful, figures):
-        nan[i], inf[i], norm[i] = a, b, n
+    norm, nan, inf = figures(present)
     rms = [n / math.sqrt(g.numel() or 1) for n, g in zip(norm, present)]
     if len(where) == len(grads):
         return norm, rms, nan, inf

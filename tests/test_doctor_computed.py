@@ -4,6 +4,7 @@ healthy code beside it, and a finding that may be intended is quiet once marked 
 from __future__ import annotations
 
 import copy
+import math
 from collections import OrderedDict
 
 import pytest
@@ -11,6 +12,7 @@ import torch
 from field_corpus.case import loss_step, mlp, regression
 from torch import nn
 from torch.nn import functional as F
+from torch.nn.utils import clip_grad_norm_  # bound by name before any diagnosis, as scripts do
 
 from helpers import Stage, diagnose, watch_non_finite
 
@@ -183,6 +185,47 @@ def test_a_clip_before_the_step_is_quiet_and_the_functions_are_put_back():
         torch.Tensor.__add__,
     )
     assert after == originals and "__add__" not in torch.Tensor.__dict__
+
+
+def _clip_by_name_step(after: bool):
+    """A step that calls clip_grad_norm_ through this module's own name for it (imported at the top)."""
+    model, (x, y) = mlp(), regression()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step():
+        optimizer.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        if not after:
+            clip_grad_norm_(model.parameters(), 0.5)
+        optimizer.step()
+        if after:
+            clip_grad_norm_(model.parameters(), 0.5)
+        return loss
+
+    return step, model, optimizer
+
+
+def _held(function):
+    return [cell.cell_contents for cell in function.__closure__ or ()]
+
+
+def test_a_clip_imported_by_name_after_the_step_is_named():
+    held = _held(clip_grad_norm_)
+    stage, text = _stage(*_clip_by_name_step(after=True))
+    assert stage is Stage.GRAD_MAGNITUDE and "clip_grad_norm_ ran after optimizer.step()" in text, text
+    assert _held(clip_grad_norm_) == held  # the function torch's wrapper calls is put back
+
+
+def test_a_clip_imported_by_name_before_the_step_is_quiet_and_counted():
+    step, model, optimizer = _clip_by_name_step(after=False)
+    found = diagnose(step, model, optimizer)
+    assert found.ok and not any("clip" in n for n in found.not_run), found
+    grads = [torch.ones(3, requires_grad=True) for _ in range(2)]
+    for g in grads:
+        g.grad = torch.full((3,), 4.0)
+    assert clip_grad_norm_(grads, 1.0).item() == pytest.approx(math.sqrt(6 * 16))  # works as before
+    assert torch.linalg.vector_norm(torch.cat([g.grad for g in grads])).item() == pytest.approx(1.0, rel=1e-5)
 
 
 # ---- shared modules, leaves outside the model ---------------------------------------------------

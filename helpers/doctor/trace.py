@@ -5,6 +5,11 @@ optimizer.step() had already used the gradients), the loss functions and constan
 the model that ran with parameters that require grad, and the warnings the step raised.
 
 Everything is replaced or hooked for the step only and put back when it ends.
+
+A clipping function is hooked where it runs, not only where it is looked up: torch wraps each one
+in a no-grad wrapper that calls the function held in its closure, and the trace swaps that held
+function for a recorder. A step that imported `clip_grad_norm_` by name before the diagnosis (its
+module holds the wrapper itself, which no attribute of torch.nn.utils reaches) is then seen too.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ __all__ = ["MODE_DEPENDENT", "ClipCall", "StepTrace", "StepWarning"]
 _optim = importlib.import_module("torch.optim.optimizer")
 _clip_module = importlib.import_module("torch.nn.utils.clip_grad")
 _CLIPS = ("clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_")
+_INNER = ("clip_grad_norm_", "clip_grad_value_", "_clip_grads_with_norm_")  # as clip_grad names them
 # modules whose forward differs between train() and eval() (and RNNs with dropout between layers)
 MODE_DEPENDENT = (
     nn.modules.dropout._DropoutNd,
@@ -34,6 +40,16 @@ MODE_DEPENDENT = (
     nn.modules.instancenorm._InstanceNorm,
     nn.RReLU,
 )
+
+
+def _held_function(wrapper: Any) -> Any:
+    """The closure cell of torch's no-grad wrapper that holds the function it calls, or None when
+    `wrapper` is not such a wrapper."""
+    code, closure = getattr(wrapper, "__code__", None), getattr(wrapper, "__closure__", None)
+    if code is None or closure is None or "func" not in code.co_freevars:
+        return None
+    cell = closure[code.co_freevars.index("func")]
+    return cell if callable(cell.cell_contents) else None
 
 
 @dataclass(frozen=True)
@@ -84,6 +100,8 @@ class StepTrace:
     _clipping: bool = False
 
     def _clip(self, name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        name = name.lstrip("_")  # _clip_grads_with_norm_ is public as clip_grads_with_norm_
+
         def clip(*args: Any, **kwargs: Any) -> Any:
             if self._clipping:  # clip_grad_norm_ calling clip_grads_with_norm_: one call
                 return original(*args, **kwargs)
@@ -133,13 +151,23 @@ class StepTrace:
             self._saved.append((owner, name, original))
             setattr(owner, name, make(name, original))
 
+    def _hook_clips(self) -> None:
+        """Each clipping function recorded wherever it is bound: the function inside torch's no-grad
+        wrapper replaced by a recorder (put back at exit). Where a torch has no such wrapper, the
+        names of torch.nn.utils and of clip_grad are replaced instead."""
+        cells = {name: _held_function(getattr(_clip_module, name)) for name in _INNER}
+        if all(cell is not None for cell in cells.values()):
+            for name, cell in cells.items():
+                self._replace(cell, ("cell_contents",), lambda _, original, n=name: self._clip(n, original))
+            return
+        self._replace(torch.nn.utils, _CLIPS, self._clip)
+        self._replace(_clip_module, _INNER, lambda name, original: getattr(torch.nn.utils, name.lstrip("_")))
+
     def __enter__(self) -> StepTrace:
         self._names = {id(m): n for n, m in self.model.named_modules()}
         self._catcher = warnings.catch_warnings(record=True)
         self._records = self._catcher.__enter__()
-        self._replace(torch.nn.utils, _CLIPS, self._clip)
-        inner = ("clip_grad_norm_", "clip_grad_value_", "_clip_grads_with_norm_")  # as clip_grad names them
-        self._replace(_clip_module, inner, lambda name, original: getattr(torch.nn.utils, name.lstrip("_")))
+        self._hook_clips()
         self._replace(torch.autograd, ("backward",), lambda name, original: self._backward(original))
         self.losses.__enter__()
         self.weights.__enter__()
