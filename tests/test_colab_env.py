@@ -54,10 +54,10 @@ COLAB_PINS = {
 }
 
 KERNEL = "colab-pinned"
-SANITIZERS = (
-    "nbval_sanitize.cfg",
-    "nbval_sanitize_colab.cfg",
-)  # under tests/, the second added for IPython 7
+SANITIZERS = (  # the suite's own rules, then tests/'s addition for IPython 7
+    "autograd_course/regression/nbval_sanitize.cfg",
+    "tests/nbval_sanitize_colab.cfg",
+)
 
 
 class Colab(NamedTuple):
@@ -158,7 +158,7 @@ def test_every_notebook_holds_its_outputs_in_colabs_kernel_with_the_portable_cpu
     assert (probed["cpu_capability"], probed["threads"]) == ("DEFAULT", 1)
 
     sanitize = colab.home / "nbval_sanitize.cfg"  # the suite's sanitizers, and IPython 7's cell frames
-    sanitize.write_text("\n".join((ROOT / "tests" / name).read_text() for name in SANITIZERS))
+    sanitize.write_text("\n".join((ROOT / name).read_text() for name in SANITIZERS))
     # pyproject.toml's addopts, with this kernel instead of the current environment's
     own = [f"--nbval-sanitize-with={sanitize}", f"--nbval-kernel-name={KERNEL}", "--dist=loadfile"]
     failed = strict_nbval_failures(env, "-o", "addopts=", "--nbval", "-p", "no:cacheprovider", *own)
