@@ -356,9 +356,15 @@ class _Renamed(ast.NodeTransformer):
         return node
 
 
-def _renamed(source: str) -> str:
-    """Renamed locals, reformatted (ast.unparse), a timing cell magic on top."""
-    return "%%time\n" + ast.unparse(_Renamed().visit(ast.parse(source))) + "\n"
+def _renamed(source: str, part: int) -> str:
+    """Renamed locals, reformatted (ast.unparse), a timing cell magic on top; part 1 prints what it found,
+    part 2's functions say what they fix (a renamed reference alone is the reference, listed as a copy)."""
+    tree = _Renamed().visit(ast.parse(source))
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            node.body.insert(0, ast.Expr(ast.Constant(f"My repair of {node.name.removeprefix('fixed_')}.")))
+    said = "\nprint('I found', stage, 'shown by', type(evidence).__name__)" if part == 1 else ""
+    return "%%time\n" + ast.unparse(tree) + said + "\n"
 
 
 def _in_helpers(source: str, part: int) -> str:
@@ -385,6 +391,6 @@ def _in_helpers(source: str, part: int) -> str:
 
 
 HONEST: dict[str, Callable[[str, int], str]] = {
-    "renamed and reformatted under %%time": lambda source, part: _renamed(source),
+    "renamed and reformatted under %%time": _renamed,
     "in helpers, global and try/except": _in_helpers,
 }
