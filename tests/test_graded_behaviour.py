@@ -224,6 +224,9 @@ def _graded(tmp_path, learner: str, ex_id: str):
     [
         (HONEST["a hand-written mean square"][1], True),
         (HONEST["renamed locals"][1], True),
+        # the learner's own parameter names: the grader calls the fix positionally
+        ("def fixed_compute_loss(net, x, y):\n    return F.mse_loss(net(x), y)\n", True),
+        ("def fixed_compute_loss(*args):\n    return F.mse_loss(args[0](args[1]), args[2])\n", True),
         (
             "def fixed_compute_loss(model, inputs, targets):\n"
             "    return ((model(inputs) - targets) ** 2).sum()\n",

@@ -176,6 +176,11 @@ def _reached(runs: list[dict]) -> list[str]:
         if what:
             line = f" on line {err['line']} of the answer cell" if err.get("line") else ""
             found.append(f"the answer {what}{line} ({err['name']}: {str(err['message'])[:100]})")
+    for r in runs:  # part 2: the fixed training itself hit a limit (memory): no ordinary wrong fix
+        trained = r.get("fix")
+        what = refused("", str(trained.get("error"))) if isinstance(trained, dict) else ""
+        if what:
+            found.append(f"the answer's fixed training {what} ({str(trained['error'])[:100]})")
     return list(dict.fromkeys(found))
 
 
