@@ -15,6 +15,7 @@ SPREAD_PER_TEST = ("tests/browser/test_browser_notebooks.py",)
 # one of them alone is the end of the run while the other worker has nothing left to do.
 # Only the order changes: a file missing here runs after them, a file listed and gone is ignored.
 LONGEST_FIRST = (
+    "tests/test_attack_matrix.py",
     "tests/test_colab_env.py",
     "tests/test_nbval_portability.py",
     "tests/browser/test_hub_classroom.py",
