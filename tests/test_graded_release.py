@@ -99,8 +99,9 @@ def test_a_graded_notebook_gives_a_format_check_and_never_a_verdict(release, mon
     )
     from helpers import Stage
 
+    messages = set()
     for stage in Stage:  # no in-kernel oracle: every well-formed stage gets the same answer
         ns |= {"stage": stage, "evidence": [1.0]}
-        assert ex.part1.verdict().message == ex.part1.verdict().message
-        assert "graded" in ex.part1.verdict().message
+        messages.add(ex.part1.verdict().message)
+    assert len(messages) == 1 and "graded" in messages.pop(), messages
     assert "no solution" in ex.part1.solution_text()
