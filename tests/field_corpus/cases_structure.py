@@ -171,6 +171,7 @@ CASES: tuple[Case, ...] = (
         Stage.NOT_IN_OPTIMIZER,
         ("Linear(in_features=8, out_features=5", "no optimizer holds"),
         lambda: classifier_in_the_loss_module(sgd=True),
+        first_run="named",
     ),
     Case(
         "pytorch_embedding_max_norm_inplace",
