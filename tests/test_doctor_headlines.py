@@ -1,6 +1,6 @@
 """diagnose says what it found: a clip before backward is named, the headline of a finding whose stage
-describes another cause (eval mode, a term without gradient, weights the optimizer wrote) says what was
-found, evidence sentences hold for the step at hand, and the intended=[...] it suggests is complete.
+describes another cause (eval mode, a term without gradient, weights the optimizer wrote, a target that
+requires grad, probabilities fed to a logits loss) says what was found, evidence sentences hold for the step at hand, and the intended=[...] it suggests is complete.
 Each bug sits beside a healthy neighbour that must stay quiet or keep the stage's own words."""
 
 from __future__ import annotations
@@ -169,3 +169,30 @@ def test_a_forward_that_makes_nan_keeps_the_stages_headline_and_float32_adam_is_
     assert diagnose(
         loss_step(optimizer, lambda: ((model(x) * 1e-3 - Y * 1e-3) ** 2).mean()), model, optimizer
     ).ok
+
+
+# ---- what the loss computes: an undetached target, probabilities fed to a logits loss ------------
+def _loss_of(loss_of):
+    model = mlp()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    return loss_step(optimizer, lambda: loss_of(model)), model, optimizer
+
+
+def test_a_target_that_requires_grad_is_the_headline_and_a_cut_loss_keeps_its_own():
+    found = diagnose(*_loss_of(lambda m: F.mse_loss(m(X), Y + 0.5 * m(X + 1))))  # bootstrapped, no detach
+    assert found.stage is Stage.LOSS_NOT_IN_GRAPH
+    assert "a loss target requires grad" in _headline(found)
+    assert "not connected to any trainable parameter" not in _headline(found)
+    assert diagnose(*_loss_of(lambda m: F.mse_loss(m(X), Y + 0.5 * m(X + 1).detach()))).ok
+    cut = diagnose(*_loss_of(lambda m: F.mse_loss(m(X).detach(), Y)))  # no parameter in the graph
+    assert cut.stage is Stage.LOSS_NOT_IN_GRAPH and "not connected to any trainable parameter" in _headline(
+        cut
+    )
+
+
+def test_probabilities_fed_to_a_logits_loss_are_the_headline():
+    labels = (Y > 0).float()
+    found = diagnose(*_loss_of(lambda m: F.binary_cross_entropy_with_logits(torch.sigmoid(m(X)), labels)))
+    assert found.stage is Stage.LOSS_NOT_IN_GRAPH
+    assert "received probabilities: it is applied twice" in _headline(found)
+    assert diagnose(*_loss_of(lambda m: F.binary_cross_entropy_with_logits(m(X), labels))).ok
