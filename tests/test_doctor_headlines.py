@@ -1,6 +1,7 @@
 """diagnose says what it found: a clip before backward is named, the headline of a finding whose stage
 describes another cause (eval mode, a term without gradient, weights the optimizer wrote, a target that
-requires grad, probabilities fed to a logits loss) says what was found, evidence sentences hold for the step at hand, and the intended=[...] it suggests is complete.
+requires grad, probabilities fed to a logits loss) says what was found, evidence sentences hold for the
+step at hand, and the intended=[...] it suggests is complete.
 Each bug sits beside a healthy neighbour that must stay quiet or keep the stage's own words."""
 
 from __future__ import annotations
