@@ -247,6 +247,7 @@ CASES: tuple[Case, ...] = (
         Stage.LOSS_NOT_IN_GRAPH,
         _TARGET,
         sarsa_next_q_not_detached,
+        first_run="named",
     ),
     Case(
         "focal_loss_double_sigmoid",
