@@ -197,3 +197,25 @@ def test_probabilities_fed_to_a_logits_loss_are_the_headline():
     assert found.stage is Stage.LOSS_NOT_IN_GRAPH
     assert "received probabilities: it is applied twice" in _headline(found)
     assert diagnose(*_loss_of(lambda m: F.binary_cross_entropy_with_logits(m(X), labels))).ok
+
+
+def test_the_eval_mode_evidence_says_what_eval_changes_in_the_modules_that_ran_in_it():
+    model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 1))
+    model[1].eval()  # only the BatchNorm, the model itself stays in train()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    found = diagnose(loss_step(optimizer, lambda: F.mse_loss(model(X), Y)), model, optimizer)
+    text = " ".join(found.evidence)
+    assert (
+        found.stage is Stage.GRAD_MODE_DISABLED and "BatchNorm normalises with its running statistics" in text
+    )
+    assert "dropout" not in text and "put in eval mode on their own" in text and "model.eval()" not in text
+    dropped = _dropouts(1).eval()
+    optimizer = torch.optim.SGD(dropped.parameters(), lr=0.1)
+    text = " ".join(
+        diagnose(loss_step(optimizer, lambda: F.mse_loss(dropped(X), Y)), dropped, optimizer).evidence
+    )
+    assert (
+        "dropout drops nothing" in text
+        and "BatchNorm" not in text
+        and "was not followed by model.train()" in text
+    )
