@@ -228,5 +228,6 @@ CASES: tuple[Case, ...] = (
         Stage.GRAD_MODE_DISABLED,
         ("eval", "drop", "model.train()"),
         evaluated_during_training,
+        first_run="named",
     ),
 )
