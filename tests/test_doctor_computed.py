@@ -316,6 +316,29 @@ def test_a_buffer_used_as_a_weight_is_named_and_a_fixed_projection_is_not():
     assert _stage(*fixed)[0] is Stage.OK
 
 
+class _FixedKernel(nn.Module):
+    """A fixed linear operator: its weight is a buffer and the module trains nothing of its own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("weight", torch.full((4, 4), 0.25))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.linear(x, self.weight)
+
+
+def test_a_buffer_weight_in_a_module_that_trains_nothing_of_its_own_is_a_fixed_operator():
+    model = nn.Sequential(_FixedKernel(), mlp())
+    assert _stage(*_mlp_step(lambda m: F.mse_loss(m(X), Y), model=model))[0] is Stage.OK
+    beside = nn.Sequential(_FixedKernel(), _BufferLinear("weight"))  # the bias of layer 1 trains
+    stage, text = _stage(*_mlp_step(lambda m: F.mse_loss(m(X), Y), model=beside))
+    assert (
+        stage is Stage.PARAMS_UNREGISTERED
+        and "1.weight (used by F.linear) beside its module's trained bias" in text
+    )
+    assert "0.weight" not in text
+
+
 def test_exploding_gradients_that_the_step_clips_say_the_norm_is_before_clipping():
     model = mlp()
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-9)

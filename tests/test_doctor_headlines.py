@@ -1,6 +1,7 @@
 """diagnose says what it found: a clip before backward is named, the headline of a finding whose stage
-describes another cause (eval mode, a term without gradient, weights the optimizer wrote) says what was
-found, evidence sentences hold for the step at hand, and the intended=[...] it suggests is complete.
+describes another cause (eval mode, a term without gradient, weights the optimizer wrote, a target that
+requires grad, probabilities fed to a logits loss) says what was found, evidence sentences hold for the
+step at hand, and the intended=[...] it suggests is complete.
 Each bug sits beside a healthy neighbour that must stay quiet or keep the stage's own words."""
 
 from __future__ import annotations
@@ -169,3 +170,52 @@ def test_a_forward_that_makes_nan_keeps_the_stages_headline_and_float32_adam_is_
     assert diagnose(
         loss_step(optimizer, lambda: ((model(x) * 1e-3 - Y * 1e-3) ** 2).mean()), model, optimizer
     ).ok
+
+
+# ---- what the loss computes: an undetached target, probabilities fed to a logits loss ------------
+def _loss_of(loss_of):
+    model = mlp()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    return loss_step(optimizer, lambda: loss_of(model)), model, optimizer
+
+
+def test_a_target_that_requires_grad_is_the_headline_and_a_cut_loss_keeps_its_own():
+    found = diagnose(*_loss_of(lambda m: F.mse_loss(m(X), Y + 0.5 * m(X + 1))))  # bootstrapped, no detach
+    assert found.stage is Stage.LOSS_NOT_IN_GRAPH
+    assert "a loss target requires grad" in _headline(found)
+    assert "not connected to any trainable parameter" not in _headline(found)
+    assert diagnose(*_loss_of(lambda m: F.mse_loss(m(X), Y + 0.5 * m(X + 1).detach()))).ok
+    cut = diagnose(*_loss_of(lambda m: F.mse_loss(m(X).detach(), Y)))  # no parameter in the graph
+    assert cut.stage is Stage.LOSS_NOT_IN_GRAPH and "not connected to any trainable parameter" in _headline(
+        cut
+    )
+
+
+def test_probabilities_fed_to_a_logits_loss_are_the_headline():
+    labels = (Y > 0).float()
+    found = diagnose(*_loss_of(lambda m: F.binary_cross_entropy_with_logits(torch.sigmoid(m(X)), labels)))
+    assert found.stage is Stage.LOSS_NOT_IN_GRAPH
+    assert "received probabilities: it is applied twice" in _headline(found)
+    assert diagnose(*_loss_of(lambda m: F.binary_cross_entropy_with_logits(m(X), labels))).ok
+
+
+def test_the_eval_mode_evidence_says_what_eval_changes_in_the_modules_that_ran_in_it():
+    model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 1))
+    model[1].eval()  # only the BatchNorm, the model itself stays in train()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    found = diagnose(loss_step(optimizer, lambda: F.mse_loss(model(X), Y)), model, optimizer)
+    text = " ".join(found.evidence)
+    assert (
+        found.stage is Stage.GRAD_MODE_DISABLED and "BatchNorm normalises with its running statistics" in text
+    )
+    assert "dropout" not in text and "put in eval mode on their own" in text and "model.eval()" not in text
+    dropped = _dropouts(1).eval()
+    optimizer = torch.optim.SGD(dropped.parameters(), lr=0.1)
+    text = " ".join(
+        diagnose(loss_step(optimizer, lambda: F.mse_loss(dropped(X), Y)), dropped, optimizer).evidence
+    )
+    assert (
+        "dropout drops nothing" in text
+        and "BatchNorm" not in text
+        and "was not followed by model.train()" in text
+    )

@@ -1,7 +1,9 @@
 """State that should train but cannot: a buffer (register_buffer) used as the weight or bias of a
-linear, convolution or embedding. Buffers never require grad and no optimizer holds them. Recorded
-during the step by replacing those functions of torch.nn.functional (nn.Linear, nn.Conv2d and
-nn.Embedding call them there), put back when it ends."""
+linear, convolution or embedding whose own module trains other parameters (a bias that trains beside
+a weight that cannot). Buffers never require grad and no optimizer holds them. A module that trains
+nothing of its own (a fixed blur kernel, a frozen or quantised layer) is a fixed operator and is left
+alone. Recorded during the step by replacing those functions of torch.nn.functional (nn.Linear,
+nn.Conv2d and nn.Embedding call them there), put back when it ends."""
 
 from __future__ import annotations
 
@@ -62,23 +64,35 @@ def _weight_like(name: str) -> bool:
     return "weight" in last or last == "bias"
 
 
+def _weight_buffers(model: nn.Module, used: dict[int, str]) -> list[tuple[str, str, list[str]]]:
+    """(buffer name, the function that used it, what its module trains) for buffers named like weights
+    that a layer function used as one, in modules that train parameters of their own."""
+    found = []
+    for prefix, module in model.named_modules():
+        trained = [n for n, p in module.named_parameters(recurse=False) if p.requires_grad]
+        for name, b in module.named_buffers(recurse=False):
+            if trained and id(b) in used and _weight_like(name):
+                found.append((f"{prefix}.{name}" if prefix else name, used[id(b)], trained))
+    return found
+
+
 def buffer_lines(
     model: nn.Module, used: dict[int, str], intended: Iterable[str]
 ) -> tuple[list[str], list[str], str] | None:
-    """(evidence, names, advice) for buffers named like weights that a layer function used as one."""
-    found = [
-        (name, used[id(b)])
-        for name, b in model.named_buffers()
-        if id(b) in used and _weight_like(name) and not is_intended(name, intended)
-    ]
+    """(evidence, names, advice) for buffers named like weights that a layer function used as one, beside
+    parameters of the same module that train."""
+    found = [f for f in _weight_buffers(model, used) if not is_intended(f[0], intended)]
     if not found:
         return None
+    used_by = names_text(
+        f"{n} (used by {fn}) beside its module's trained {', '.join(t)}" for n, fn, t in found
+    )
     lines = [
-        f"the model's buffers {names_text(f'{n} (used by {fn})' for n, fn in found)} are used as weights: "
-        "a buffer (register_buffer) never requires grad, is not in model.parameters() nor in an optimizer, "
-        "so these weights never train"
+        f"the model's buffers {used_by} are used as weights: a buffer (register_buffer) never requires grad, "
+        "is not in model.parameters() nor in an optimizer, so these weights never train while the rest of "
+        "their layer does"
     ]
-    names = [n for n, _ in found]
+    names = [n for n, _, _ in found]
     advice = (
         "Register weights that should train as nn.Parameter (self.weight = nn.Parameter(tensor)), not with "
         f"register_buffer; {how_to_mark(names)} (a fixed projection kept constant on purpose)."

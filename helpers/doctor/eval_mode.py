@@ -23,6 +23,32 @@ def _trains_around(model: nn.Module, name: str, trainable: set[str]) -> bool:
     return any(p.startswith(scope + ".") for p in trainable) if scope else bool(trainable)
 
 
+def _effects(kinds: Iterable[str]) -> str:
+    """What eval mode changes in the modules that ran in it, by kind, so the sentence holds for the step."""
+    kinds = list(kinds)
+    said = [
+        effect
+        for key, effect in (
+            ("Dropout", "dropout drops nothing"),
+            ("BatchNorm", "BatchNorm normalises with its running statistics, which it no longer updates"),
+            ("InstanceNorm", "InstanceNorm uses its running statistics"),
+            ("RReLU", "RReLU uses a fixed slope"),
+        )
+        if any(key in k for k in kinds)
+    ]
+    return "; ".join(said) or "they compute what they compute at inference"
+
+
+def _why(model: nn.Module) -> str:
+    """Where eval mode came from: the model's own flag, or modules switched on their own."""
+    if not model.training:
+        return (
+            "the model's own training flag is False: a model.eval() (a validation run) was not followed by "
+            "model.train()"
+        )
+    return "the model's own training flag is True: these modules were put in eval mode on their own"
+
+
 def eval_lines(
     ran: dict[str, str], model: nn.Module, trainable: Iterable[str], intended: Iterable[str]
 ) -> tuple[list[str], list[str], str, str] | None:
@@ -35,10 +61,8 @@ def eval_lines(
     shown = names_text([f"{n} ({ran[n]})" for n in names])
     lines = [
         f"grad mode was on, but {shown} ran in eval mode (module.training is False) during this training "
-        "step: dropout drops nothing and BatchNorm normalises with its running statistics, which it no "
-        "longer updates",
-        f"the model's own training flag is {model.training}: a model.eval() (a validation run) was not "
-        "followed by model.train()",
+        f"step: {_effects(ran[n] for n in names)}",
+        _why(model),
     ]
     advice = (
         "Call model.train() at the start of every training step (or after each validation run), and "

@@ -40,8 +40,8 @@ def outside_lines(
         "diagnose searched the loss's whole graph, not only the model passed to it",
     ]
     advice = (
-        "Give the optimizer these parameters too (optimizer = Adam([*model.parameters(), "
-        "*loss_module.parameters()]) or optimizer.add_param_group); if they are meant to stay fixed (a "
-        "frozen teacher), call requires_grad_(False) on them or run them under torch.no_grad()."
+        "Give the optimizer these parameters too (optimizer.add_param_group({'params': "
+        "loss_module.parameters()}), or build it from both modules' parameters); if they are meant to "
+        "stay fixed (a frozen teacher), call requires_grad_(False) on them or run them under torch.no_grad()."
     )
     return lines, list(found), advice

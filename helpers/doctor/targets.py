@@ -19,8 +19,8 @@ _PROBABILITIES = {
 
 def target_lines(
     calls: Sequence[LossCall], intended: Iterable[str]
-) -> tuple[list[str], list[str], str] | None:
-    """(evidence, names, advice) for loss calls whose target requires grad."""
+) -> tuple[list[str], list[str], str, str] | None:
+    """(evidence, names, advice, summary) for loss calls whose target requires grad."""
     bad = [c for c in calls if c.target_requires_grad and not is_intended(c.function, intended)]
     if not bad:
         return None
@@ -35,11 +35,12 @@ def target_lines(
         "r + gamma * max Q(s') from the same network or a target network), so only the prediction side "
         f"learns; {how_to_mark(names)} (both sides trained on purpose)."
     )
-    return lines, names, advice
+    return lines, names, advice, "a loss target requires grad: backward trains what computed the target too"
 
 
-def logits_lines(calls: Sequence[LossCall]) -> tuple[list[str], list[str], str] | None:
-    """(evidence, names, advice) for probabilities fed to a loss that applies sigmoid or softmax itself."""
+def logits_lines(calls: Sequence[LossCall]) -> tuple[list[str], list[str], str, str] | None:
+    """(evidence, names, advice, summary) for probabilities fed to a loss that applies sigmoid or softmax
+    itself."""
     bad = [c for c in calls if c.function in _PROBABILITIES and c.input_fn == _PROBABILITIES[c.function][0]]
     if not bad:
         return None
@@ -54,4 +55,5 @@ def logits_lines(calls: Sequence[LossCall]) -> tuple[list[str], list[str], str] 
         "the model) before binary_cross_entropy_with_logits / BCEWithLogitsLoss (cross_entropy), and "
         "apply it only to read probabilities."
     )
-    return lines, sorted({c.function for c in bad}), advice
+    summary = "a loss that applies sigmoid or softmax itself received probabilities: it is applied twice"
+    return lines, sorted({c.function for c in bad}), advice, summary

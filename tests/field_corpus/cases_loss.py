@@ -59,6 +59,23 @@ def td_target_network_not_detached() -> Setup:
     return Setup(loss_step(optimizer, loss), q_eval, optimizer)
 
 
+def sarsa_next_q_not_detached() -> Setup:
+    # kengz/SLM-Lab#322 (SARSA bug fix): next_q_preds, computed by the same network for the next
+    # actions, was not detached, so the SARSA target r + gamma * Q(s', a') trains the network too.
+    net = _q_net()
+    optimizer = torch.optim.RMSprop(net.parameters(), lr=1e-3)
+    states, actions, rewards, next_states = _transitions()
+    next_actions = torch.randint(0, 2, (8, 1), generator=torch.Generator().manual_seed(3))
+
+    def loss() -> torch.Tensor:
+        q_preds = net(states).gather(1, actions)
+        next_q_preds = net(next_states).gather(1, next_actions)
+        q_targets = rewards + 0.99 * next_q_preds
+        return nn.MSELoss()(q_preds, q_targets)
+
+    return Setup(loss_step(optimizer, loss), net, optimizer)
+
+
 def _binary_data(seed: int = 2) -> tuple[torch.Tensor, torch.Tensor]:
     g = torch.Generator().manual_seed(seed)
     return torch.randn(16, 5, generator=g), torch.randint(0, 2, (16, 1), generator=g).float()
@@ -222,6 +239,15 @@ CASES: tuple[Case, ...] = (
         _TARGET,
         td_target_network_not_detached,
         first_run="OK",
+    ),
+    Case(
+        "slm_lab_sarsa_next_q_not_detached",
+        "https://github.com/kengz/SLM-Lab/pull/322",
+        "SARSA's next_q_preds (the same network on the next actions) was not detached in the target",
+        Stage.LOSS_NOT_IN_GRAPH,
+        _TARGET,
+        sarsa_next_q_not_detached,
+        first_run="named",
     ),
     Case(
         "focal_loss_double_sigmoid",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from field_corpus.case import Case, Setup, mlp, regression
+from field_corpus.case import Case, Setup, loss_step, mlp, regression
 from helpers import Stage
 
 
@@ -104,6 +104,37 @@ def left_in_eval_after_validation() -> Setup:
     return Setup(step, model, optimizer)
 
 
+class _LanguageModel(nn.Module):
+    """A language model's layers where eval() matters: dropout between the embedding and the head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.embed = nn.Embedding(11, 8)
+        self.drop = nn.Dropout(0.1)
+        self.norm = nn.LayerNorm(8)
+        self.head = nn.Linear(8, 11)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.head(self.norm(self.drop(self.embed(tokens))))
+
+
+def evaluated_during_training() -> Setup:
+    # ThilinaRajapakse/simpletransformers#941: with evaluate_during_training=True the evaluation sets
+    # model.eval() and the language-model training loop resumes without model.train() until the next
+    # epoch: its dropout layers run in eval mode.
+    model = _LanguageModel()
+    tokens = (torch.arange(6).repeat(4, 1) + torch.arange(4)[:, None]) % 11
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    model.eval()  # evaluate_model() ran here
+
+    def loss() -> torch.Tensor:
+        logits = model(tokens[:, :-1])
+        return nn.functional.cross_entropy(logits.reshape(-1, 11), tokens[:, 1:].reshape(-1))
+
+    return Setup(loss_step(optimizer, loss), model, optimizer)
+
+
 _CLIP_AFTER = ("clip_grad_norm_", "after optimizer.step()")
 _CLIP_NOTHING = ("clip_grad_norm_", "no parameter")
 _EVAL = ("eval", "features.1", "features.3", "model.train()")
@@ -189,5 +220,14 @@ CASES: tuple[Case, ...] = (
         _EVAL,
         left_in_eval_after_validation,
         first_run="OK",
+    ),
+    Case(
+        "simpletransformers_eval_during_training",
+        "https://github.com/ThilinaRajapakse/simpletransformers/issues/941",
+        "with evaluate_during_training=True the model stays in eval mode after evaluating: dropout is off",
+        Stage.GRAD_MODE_DISABLED,
+        ("eval", "drop", "model.train()"),
+        evaluated_during_training,
+        first_run="named",
     ),
 )

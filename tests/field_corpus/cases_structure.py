@@ -51,13 +51,21 @@ class _MotLoss(nn.Module):
         return F.cross_entropy(self.classifier(F.normalize(embedding)), ids)
 
 
-def classifier_in_the_loss_module() -> Setup:
+def classifier_in_the_loss_module(sgd: bool = False) -> Setup:
     # ifzhang/FairMOT#125: self.classifier = nn.Linear(emb_dim, nID) lives in the loss module and the
     # optimizer is built from model.parameters() only: the classifier is never optimized.
+    # ifzhang/FairMOT#229: the same optimizer written as SGD (momentum, Nesterov, weight decay in a
+    # parameter group): id_loss stays where it started; the id classifier is not in the optimizer.
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 8))
     loss_module = _MotLoss(8, 5)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+    optimizer = (
+        torch.optim.SGD(
+            [{"params": model.parameters(), "weight_decay": 5e-4}], lr=1e-2, momentum=0.9, nesterov=True
+        )
+        if sgd
+        else torch.optim.Adam(model.parameters(), lr=1e-4)
+    )
     g = torch.Generator().manual_seed(9)
     x, ids = torch.randn(10, 6, generator=g), torch.randint(0, 5, (10,), generator=g)
     return Setup(loss_step(optimizer, lambda: loss_module(model(x), ids)), model, optimizer)
@@ -155,6 +163,15 @@ CASES: tuple[Case, ...] = (
         ("Linear(in_features=8, out_features=5", "no optimizer holds"),
         classifier_in_the_loss_module,
         first_run="OK",
+    ),
+    Case(
+        "fairmot_sgd_id_loss_stuck",
+        "https://github.com/ifzhang/FairMOT/issues/229",
+        "with SGD over model.parameters() id_loss stays at 8.5: the id classifier is not in the optimizer",
+        Stage.NOT_IN_OPTIMIZER,
+        ("Linear(in_features=8, out_features=5", "no optimizer holds"),
+        lambda: classifier_in_the_loss_module(sgd=True),
+        first_run="named",
     ),
     Case(
         "pytorch_embedding_max_norm_inplace",
