@@ -114,3 +114,50 @@ def test_a_thread_that_cannot_be_stopped_ends_the_kernel_after_the_record_is_wri
     assert done.returncode == 70, (done.returncode, done.stderr[-2000:])
     record = json.loads(out.read_text())
     assert "forged" not in record and any("thread" in r for r in record["reached"]), record
+
+
+# Part 2's harness (fixing/fixrun.py) writes its record with torch.save: the same three answers.
+PART2 = {
+    "harness's train replaced": _REACH.replace("run_part1", "run_fix")
+    + "_harness['train'] = lambda *args: {'forged': True}\n",
+    "SystemExit after writing": _REACH.replace("run_part1", "run_fix")
+    + "torch.save({'forged': True}, _out)\nraise SystemExit(0)\n",
+    "thread that rewrites": _REACH.replace("run_part1", "run_fix") + "import threading, time\n"
+    "def _rewrite():\n"
+    "    while True:\n"
+    "        torch.save({'forged': True}, _out)\n"
+    "        time.sleep(0.005)\n"
+    "threading.Thread(target=_rewrite, daemon=True).start()\n",
+}
+
+_RUN_FIX = """
+import json, sys, time
+from autograd_course.fixing import fixrun
+source, code, out = json.loads(sys.stdin.read())
+fixrun.run_fix(source, code, "<broken code test>", 3, out)
+time.sleep(0.3)  # a thread left running would rewrite the record now
+print("kernel still running")
+"""
+
+
+@pytest.mark.parametrize("name", list(PART2))
+def test_part_two_s_record_is_the_harness_s_whatever_the_answer_did(tmp_path, name):
+    import torch
+
+    out = tmp_path / "record.pt"
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_FIX],
+        input=json.dumps([PART2[name], render(variant_for(None, "A")), str(out)]),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0 and "kernel still running" in done.stdout, done.stderr[-2000:]
+    record = torch.load(out, weights_only=True)
+    assert "forged" not in record and "given" in record, record
+    if name == "harness's train replaced":
+        assert record["changed"] == ["the grader's run (train)"]
+    elif name == "SystemExit after writing":
+        assert record["raised"]["name"] == "SystemExit"
+    else:
+        assert any("thread" in r for r in record["reached"]), record["reached"]
