@@ -185,6 +185,44 @@ def _system_exit(t: Target) -> str:
     )
 
 
+def _fake_fix(t: Target) -> str:
+    """Code making `_FAKE`: a part-2 record whose fix is a textbook loop's real training and whose
+    given code is the learner's own, trained by the harness's own functions (`_frame`: run_fix's)."""
+    ran = [FIXED[BUGS[t.variant.bug].where]]
+    return (
+        _TEXTBOOK + "_l = _frame.f_locals\n"
+        "_given = _frame.f_globals['train'](_l['code'], _l['filename'], {}, _l['seed'])\n"
+        "_FAKE = {'fix': _textbook(_l['code'], _l['filename'], {}, _l['seed']), 'given': _given,\n"
+        f"         'printed': '', 'raised': None, 'ran': {ran!r}}}\n"
+    )
+
+
+def _system_exit_part2(t: Target) -> str:
+    """Part 2's record written by the answer (a textbook training), then SystemExit."""
+    return (
+        _FRAMES.format(marker="run_fix")
+        + "while _frame is not None and 'out' not in _frame.f_locals:\n    _frame = _frame.f_back\n"
+        + _fake_fix(t)
+        + "torch.save(_FAKE, _l['out'])\nraise SystemExit(0)\n"
+    )
+
+
+def _thread_part2(t: Target) -> str:
+    """A background thread that writes part 2's record (a textbook training) after the harness did."""
+    return (
+        _FRAMES.format(marker="run_fix")
+        + "while _frame is not None and 'out' not in _frame.f_locals:\n    _frame = _frame.f_back\n"
+        + _fake_fix(t)
+        + "import threading, time\n"
+        "def _rewrite():\n"
+        "    end = time.time() + 20\n"
+        "    while time.time() < end:\n"
+        "        torch.save(_FAKE, _l['out'])\n"
+        "        time.sleep(0.05)\n"
+        "threading.Thread(target=_rewrite, daemon=True).start()\n" + broken_verbatim(t.variant) + "\n"
+    )
+
+
 def _typed_report(t: Target) -> str:
     """Someone else's evidence object, typed in (pickled from the public default run at seed 0)."""
     evidence, _ = _public_evidence(t.ex_id)
@@ -323,8 +361,8 @@ ATTACKS: tuple[Attack, ...] = (
     Attack("toolkit diagnose", _diagnose),
     Attack("torch.sys.modules", _torch_sys),
     Attack("__builtins__ exec", _builtins_exec),
-    Attack("background thread", lambda t: {1: _thread(t)}),
-    Attack("SystemExit", lambda t: {1: _system_exit(t)}),
+    Attack("background thread", lambda t: {1: _thread(t), 2: _thread_part2(t)}),
+    Attack("SystemExit", lambda t: {1: _system_exit(t), 2: _system_exit_part2(t)}),
     Attack("Adam patched by decorator", lambda t: {2: _ADAM + broken_verbatim(t.variant) + "\n"}),
     Attack("Adam.step patched by class body", lambda t: {2: _STEP + broken_verbatim(t.variant) + "\n"}),
     Attack("TinyNet.__init__ patched", lambda t: {2: _INIT + broken_verbatim(t.variant) + "\n"}),

@@ -118,20 +118,8 @@ def _flagged(record) -> bool:
     return record.solution_viewed or any(not f.startswith("warning") for f in record.flags)
 
 
-_RECORDS_BELIEVED = (
-    "part 1's record is written in the kernel the answer runs in: the answer reaches the harness through "
-    "a traceback's frames and writes its own record (its stage, public evidence from seed 0); evidence "
-    "that is the same on every seed (a frozen layer's ParameterReport, a NaN input's NonFiniteError with "
-    "its origin claimed) matches the grader's own run"
-)
 # Attacks that still earn unflagged points, and where: measured by this test before any fix.
 GAPS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "harness replaced": (_RECORDS_BELIEVED, ("B-graded", "B-practice", "E-graded", "E-practice")),
-    "SystemExit": (_RECORDS_BELIEVED, ("B-graded", "B-practice", "E-graded", "E-practice")),
-    "background thread": (
-        _RECORDS_BELIEVED + " (a thread rewrites it after the harness wrote it)",
-        ("B-graded", "B-practice", "E-graded", "E-practice", "M1-practice"),
-    ),
     "typed report": (
         "a ParameterReport is the same on every seed: the default run's, unpickled, proves a frozen layer",
         ("B-graded", "B-practice"),

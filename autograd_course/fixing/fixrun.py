@@ -15,7 +15,11 @@ training differently.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
+import os
+import sys
+import time
 import traceback
 import types
 from collections.abc import Callable
@@ -230,19 +234,48 @@ def run_earlier(prelude: Any, ns: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def _own_names() -> dict[str, int]:
+    """id of every name of this harness's own module (an answer that replaces one shows up here)."""
+    return {k: id(v) for k, v in list(globals().items())}
+
+
+def _threads() -> set[int]:
+    """Every thread running Python code now (threading's, and those started through _thread)."""
+    return set(sys._current_frames())
+
+
+def _stop(threads: set[int], wait: float = 2.0) -> set[int]:
+    """Raise SystemExit in each thread the answer left running; those still running after `wait` s."""
+    for ident in threads:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(SystemExit))
+    end = time.monotonic() + wait
+    while threads & _threads() and time.monotonic() < end:
+        time.sleep(0.01)
+    return threads & _threads()
+
+
+def _answer(source: str, ns: dict[str, Any], prelude: Any) -> dict[str, Any] | None:
+    """Run the earlier cells the answer needs, then the answer cell: the error that stopped them."""
+    try:
+        raised = run_earlier(prelude, ns)
+        if raised is None:
+            exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
+    except (Exception, SystemExit) as exc:  # judged on the names it set before the error
+        raised = _failure(exc, "<answer>")
+    return raised
+
+
 def run_fix(source: str, code: str, filename: str, seed: int, out: str, prelude: Any = ()) -> None:
     """Run the earlier cells the answer needs (prelude: cell number and code), the answer cell, train
     its fixed functions in place of the given ones, then the given code alone; write {fix, given,
-    printed, raised, ran} to out (torch.save: tensors, numbers, strings)."""
+    printed, raised, ran, changed, reached} to out (torch.save: tensors, numbers, strings). What
+    writes the record is taken before the answer runs; threads it left running are stopped first (the
+    kernel ends after writing if one cannot be), and harness names it replaced are reported."""
+    save, stop, exit_now, own, threads = torch.save, _stop, os._exit, _own_names(), _threads()
     ns = answer_namespace(code, filename, seed)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-        raised = run_earlier(prelude, ns)
-        try:
-            if raised is None:
-                exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
-        except Exception as exc:  # judged on the names it set before the error
-            raised = _failure(exc, "<answer>")
+        raised = _answer(source, ns, prelude)
         answers = {n: ns[n] for n in FIXABLE if n in ns}
         wrong = sorted(n for n, f in answers.items() if not callable(f))
         if wrong:
@@ -250,5 +283,12 @@ def run_fix(source: str, code: str, filename: str, seed: int, out: str, prelude:
         else:
             fix = train(code, filename, answers, seed) if answers else {"not_attempted": True}
         given = train(code, filename, {}, seed)  # after the fix: a patch it left behind shows here
+    left = _threads() - threads
+    replaced = [f"the grader's run ({k})" for k, v in _own_names().items() if own.get(k) != v][:5]
     result = {"fix": fix, "given": given, "printed": printed.getvalue()[-PRINTED_LIMIT:], "raised": raised}
-    torch.save(result | {"ran": sorted(answers)}, out)
+    result["changed"] = replaced
+    result["reached"] = ["left a thread running (the grader's run stopped it)"] if left else []
+    running = stop(left)
+    save(result | {"ran": sorted(answers)}, out)
+    if running:
+        exit_now(70)

@@ -19,6 +19,7 @@ instructor (the sandbox refuses the rest).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
 import json
 import os
@@ -26,6 +27,7 @@ import site
 import sys
 import tempfile
 import threading
+import time
 import traceback
 import types
 from collections.abc import Callable, Iterator
@@ -333,38 +335,76 @@ def warm_up(code: str, filename: str) -> None:
         ns["broken_step"](model, optimizer, ns["inputs"], ns["targets"])
 
 
+# ---- the run's own integrity: the answer runs in this process, so what it did to the run is reported --
+
+
+def _own_names() -> dict[str, int]:
+    """id of every name of this harness's own module (an answer that reaches it through a frame and
+    replaces what writes the record shows up here)."""
+    return {k: id(v) for k, v in list(globals().items())}
+
+
+def _threads() -> set[int]:
+    """Every thread running Python code now (threading's, and those started through _thread)."""
+    return set(sys._current_frames())
+
+
+def _stop(threads: set[int], wait: float = 2.0) -> set[int]:
+    """Raise SystemExit in each thread the answer left running; those still running after `wait` s."""
+    for ident in threads:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(SystemExit))
+    end = time.monotonic() + wait
+    while threads & _threads() and time.monotonic() < end:
+        time.sleep(0.01)
+    return threads & _threads()
+
+
 def prove(source: str, code: str, filename: str, seed: int, prelude: Any = ()) -> dict[str, Any]:
     """Run the answer on the given code and seed, after the earlier cells it needs (prelude: cell
-    number and code): what it set, printed, raised, changed and reached."""
+    number and code): what it set, printed, raised, changed and reached. A SystemExit is the answer's
+    error like any other; threads it leaves running are stopped and reported; names of this harness it
+    replaced are reported as changed."""
     ns = answer_namespace(code, filename, seed)
     ns["stage"] = ns["evidence"] = placeholder = ns["NotAttempted"]
     printed, error = io.StringIO(), None
+    own, threads = _own_names(), _threads()
     with _watched() as changed, contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-        error = run_earlier(prelude, ns)
         try:
+            error = run_earlier(prelude, ns)
             if error is None:
                 exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
-        except Exception as exc:  # judged on the names it set before the error
+        except (Exception, SystemExit) as exc:  # judged on the names it set before the error
             error = _failure(exc)
+    left = _threads() - threads
+    reached = _reached() + (["left a thread running (the grader's run stopped it)"] if left else [])
+    changed += [f"the grader's run ({k})" for k, v in _own_names().items() if own.get(k) != v][:5]
     stage, evidence = ns.get("stage", placeholder), ns.get("evidence", placeholder)
     attempted = stage is not placeholder and evidence is not placeholder
     summary = summarize(evidence, lambda name: name == filename) if attempted and not changed else None
     return {
         "error": error,
         "changed": changed,
-        "reached": _reached(),
+        "reached": reached,
         "not_attempted": not attempted,
         "printed": printed.getvalue()[-PRINTED_LIMIT:],
         "stage": stage_name(stage) if attempted else None,
         "summary": summary,
+        "threads": sorted(left),
     }
 
 
 def run_part1(source: str, code: str, filename: str, seed: int, out: str, prelude: Any = ()) -> None:
-    """One hidden run of a part-1 answer: write prove's plain data to out (JSON)."""
+    """One hidden run of a part-1 answer: write prove's plain data to out (JSON). What writes the record
+    is taken before the answer runs, so an answer that replaces this module's names cannot write it;
+    threads it left running are stopped before the record is written, and if one cannot be stopped the
+    kernel ends after writing, so nothing rewrites the record later."""
+    dump, opener, stop, exit_now = json.dump, open, _stop, os._exit
     if not _WATCH:
         warm_up(code, filename)
     with torch.random.fork_rng(devices=[]):
         result = prove(source, code, filename, seed, prelude)
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(result, f)
+    running = stop(set(result.pop("threads")))
+    with opener(out, "w", encoding="utf-8") as f:
+        dump(result, f)
+    if running:
+        exit_now(70)

@@ -1,0 +1,163 @@
+"""Part 1's run writes its own record however the answer beside it behaves.
+
+The answer runs in the harness's process (proving/proofrun.py), so it can reach the harness through a
+frame, leave a thread behind, or raise SystemExit. Each case runs `run_part1` in a fresh process, as
+the grader's kernel does, with an answer that first writes a forged record of its own; the record left
+afterwards must be the harness's, saying what the answer did. An honest proof beside them is untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograd_course.challenge import BUGS, variant_for
+from autograd_course.challenge.catalogue import render
+
+FORGED = {"stage": "PARAMS_FROZEN", "summary": {"type": "number", "value": 1.0}, "forged": True}
+
+# Reach the harness's module from a frame of the answer (as tests/attacks.py does), and the record's path.
+_REACH = """\
+import json as _json
+_frame = __import__("sys")._getframe()
+while _frame is not None and "run_part1" not in _frame.f_globals:
+    _frame = _frame.f_back
+_harness = _frame.f_globals
+_out = _frame
+while "out" not in _out.f_locals:
+    _out = _out.f_back
+_out = _out.f_locals["out"]
+"""
+
+ANSWERS = {
+    "harness's json replaced": _REACH + "class _Writer:\n"
+    "    def dump(self, result, f, **kw):\n"
+    f"        _json.dump({FORGED!r}, f)\n"
+    "_harness['json'] = _Writer()\n"
+    "stage, evidence = Stage.PARAMS_FROZEN, 1.0\n",
+    "SystemExit after writing": _REACH + f"_json.dump({FORGED!r}, open(_out, 'w'))\nraise SystemExit(0)\n",
+    "thread that rewrites": _REACH + "import threading, time\n"
+    "def _rewrite():\n"
+    "    while True:\n"
+    f"        _json.dump({FORGED!r}, open(_out, 'w'))\n"
+    "        time.sleep(0.005)\n"
+    "threading.Thread(target=_rewrite, daemon=True).start()\n"
+    "stage, evidence = Stage.PARAMS_FROZEN, 1.0\n",
+}
+
+_RUN = """
+import json, sys, time
+from autograd_course.proving import proofrun
+source, code, out = json.loads(sys.stdin.read())
+proofrun.run_part1(source, code, "<broken code test>", 3, out)
+time.sleep(0.3)  # a thread left running would rewrite the record now
+print("kernel still running")
+"""
+
+
+def _run(tmp_path: Path, source: str) -> tuple[dict, str]:
+    out = tmp_path / "record.json"
+    code = render(variant_for(None, "B"))
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN],
+        input=json.dumps([source, code, str(out)]),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(out.read_text()), done.stdout
+
+
+@pytest.mark.parametrize("name", list(ANSWERS))
+def test_the_record_is_the_harness_s_whatever_the_answer_did(tmp_path, name):
+    record, stdout = _run(tmp_path, ANSWERS[name])
+    assert "forged" not in record, record
+    assert "kernel still running" in stdout
+    if name == "harness's json replaced":
+        assert record["changed"] == ["the grader's run (json)"] and record["summary"] is None
+    elif name == "SystemExit after writing":
+        assert record["error"]["name"] == "SystemExit" and record["not_attempted"]
+    else:
+        assert any("thread" in r for r in record["reached"]), record["reached"]
+
+
+def test_an_honest_proof_beside_them_is_judged_as_before(tmp_path):
+    record, _ = _run(tmp_path, BUGS["B"].proof)
+    assert record["changed"] == [] and record["reached"] == [] and record["error"] is None
+    assert record["stage"] == "PARAMS_FROZEN" and record["summary"]["type"] == "ParameterReport"
+
+
+def test_a_thread_that_cannot_be_stopped_ends_the_kernel_after_the_record_is_written(tmp_path):
+    """A thread inside one long C call (a sleep) does not see SystemExit until it returns: the kernel
+    ends (status 70) once the harness's record is written, so the thread never rewrites it."""
+    out = tmp_path / "record.json"
+    source = (
+        _REACH + "import threading, time\n"
+        "def _later():\n"
+        "    time.sleep(30)\n"
+        f"    _json.dump({FORGED!r}, open(_out, 'w'))\n"
+        "threading.Thread(target=_later, daemon=True).start()\n"
+        "stage, evidence = Stage.PARAMS_FROZEN, 1.0\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN],
+        input=json.dumps([source, render(variant_for(None, "B")), str(out)]),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 70, (done.returncode, done.stderr[-2000:])
+    record = json.loads(out.read_text())
+    assert "forged" not in record and any("thread" in r for r in record["reached"]), record
+
+
+# Part 2's harness (fixing/fixrun.py) writes its record with torch.save: the same three answers.
+PART2 = {
+    "harness's train replaced": _REACH.replace("run_part1", "run_fix")
+    + "_harness['train'] = lambda *args: {'forged': True}\n",
+    "SystemExit after writing": _REACH.replace("run_part1", "run_fix")
+    + "torch.save({'forged': True}, _out)\nraise SystemExit(0)\n",
+    "thread that rewrites": _REACH.replace("run_part1", "run_fix") + "import threading, time\n"
+    "def _rewrite():\n"
+    "    while True:\n"
+    "        torch.save({'forged': True}, _out)\n"
+    "        time.sleep(0.005)\n"
+    "threading.Thread(target=_rewrite, daemon=True).start()\n",
+}
+
+_RUN_FIX = """
+import json, sys, time
+from autograd_course.fixing import fixrun
+source, code, out = json.loads(sys.stdin.read())
+fixrun.run_fix(source, code, "<broken code test>", 3, out)
+time.sleep(0.3)  # a thread left running would rewrite the record now
+print("kernel still running")
+"""
+
+
+@pytest.mark.parametrize("name", list(PART2))
+def test_part_two_s_record_is_the_harness_s_whatever_the_answer_did(tmp_path, name):
+    import torch
+
+    out = tmp_path / "record.pt"
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_FIX],
+        input=json.dumps([PART2[name], render(variant_for(None, "A")), str(out)]),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0 and "kernel still running" in done.stdout, done.stderr[-2000:]
+    record = torch.load(out, weights_only=True)
+    assert "forged" not in record and "given" in record, record
+    if name == "harness's train replaced":
+        assert record["changed"] == ["the grader's run (train)"]
+    elif name == "SystemExit after writing":
+        assert record["raised"]["name"] == "SystemExit"
+    else:
+        assert any("thread" in r for r in record["reached"]), record["reached"]
