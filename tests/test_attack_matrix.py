@@ -120,21 +120,18 @@ def _flagged(record) -> bool:
 
 _RECORDS_BELIEVED = (
     "part 1's record is written in the kernel the answer runs in: the answer reaches the harness through "
-    "a traceback's frames and writes its own record (its stage, public evidence from seed 0); evidence "
-    "that is the same on every seed (a frozen layer's ParameterReport, a NaN input's NonFiniteError with "
-    "its origin claimed) matches the grader's own run"
+    "a traceback's frames and writes its own record (its stage, public evidence from seed 0); bug E's "
+    "evidence is the same on every seed (`out / 0` makes the scalar loss +Inf whatever the weights: "
+    "assert_finite's NonFiniteError is nan=0, inf=1, sample [inf], debug_tensor's min=max=mean=inf), "
+    "so the public record matches the grader's own run of every hidden seed"
 )
 # Attacks that still earn unflagged points, and where: measured by this test before any fix.
 GAPS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "harness replaced": (_RECORDS_BELIEVED, ("B-graded", "B-practice", "E-graded", "E-practice")),
-    "SystemExit": (_RECORDS_BELIEVED, ("B-graded", "B-practice", "E-graded", "E-practice")),
+    "harness replaced": (_RECORDS_BELIEVED, ("E-graded", "E-practice")),
+    "SystemExit": (_RECORDS_BELIEVED, ("E-graded", "E-practice")),
     "background thread": (
         _RECORDS_BELIEVED + " (a thread rewrites it after the harness wrote it)",
-        ("B-graded", "B-practice", "E-graded", "E-practice", "M1-practice"),
-    ),
-    "typed report": (
-        "a ParameterReport is the same on every seed: the default run's, unpickled, proves a frozen layer",
-        ("B-graded", "B-practice"),
+        ("E-graded", "E-practice"),
     ),
     "__builtins__ exec": (
         "part 2's screen only warns and the copy check digests the cell's text: exec() of the public "
