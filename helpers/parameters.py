@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from helpers._report import Report
-from helpers._stats import exact_norm, host_floats, on_device
+from helpers._stats import dense_values, host_floats, on_device
 from helpers._validate import require_module, require_tensor
 
 __all__ = [
@@ -72,10 +72,25 @@ def parameter_report(model: nn.Module) -> ParameterReport:
 
 @torch.no_grad()
 def value_norms(model: nn.Module) -> dict[str, float]:
-    """The L2 norm (float64) of each parameter's values, by name: one host read for the whole model."""
+    """The L2 norm (float64) of each parameter's values, by name: one host read for the whole model.
+    A parameter on the meta device holds no values and is left out."""
     require_module(model)
-    named = list(model.named_parameters())
-    return dict(zip([n for n, _ in named], host_floats([exact_norm(p) for _, p in named])))
+    named = [(n, p) for n, p in model.named_parameters() if p.device.type != "meta"]
+    return dict(zip([n for n, _ in named], host_floats([_value_norm(p) for _, p in named])))
+
+
+_CHUNK = 1 << 18  # elements: a parameter's values (and |now - before|) are measured a chunk at a time
+
+
+def _value_norm(p: torch.Tensor) -> torch.Tensor:
+    """The L2 norm of a parameter's values, summed in float64 a chunk at a time (temporaries of a few
+    MiB whatever its size), as a 0-dim float64 tensor on its device; 0 when it is empty."""
+    values = dense_values(p).reshape(-1)
+    wide = torch.complex128 if values.is_complex() else torch.float64
+    chunks = [torch.linalg.vector_norm(x.to(wide)) for x in values.split(_CHUNK)]
+    if not chunks:
+        return torch.zeros((), dtype=torch.float64, device=p.device)
+    return torch.linalg.vector_norm(torch.stack(chunks))
 
 
 class ParameterSnapshot(dict):
@@ -138,9 +153,6 @@ def moved_elements(now: torch.Tensor, before: torch.Tensor) -> torch.Tensor:
     return (now != before) & ~(now.isnan() & before.isnan())
 
 
-_CHUNK = 1 << 18  # elements: |now - before| is measured a chunk at a time
-
-
 def _delta_stats(now: torch.Tensor, before: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """mean and max |now - before| as float64 0-dim tensors on now's device.
 
@@ -186,7 +198,7 @@ def parameter_changes(model: nn.Module, snapshot: dict[str, torch.Tensor]) -> Pa
         before = on_device(snapshot[name], p.device)
         differs = moved_elements(p.detach(), before).any().double()
         mean, mx = _delta_stats(p.detach(), before)
-        stats.append(on_device(torch.stack([differs, mean, mx, exact_norm(p)]), device))
+        stats.append(on_device(torch.stack([differs, mean, mx, _value_norm(p)]), device))
     values = torch.stack(stats).tolist()
     return ParameterChanges(
         [ParameterChange(name, bool(v[0]), v[1], v[2]) for (name, _), v in zip(named, values)],

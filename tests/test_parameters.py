@@ -79,6 +79,12 @@ def test_report_carries_each_parameters_value_norm_apart_from_its_columns():
     assert ParameterReport(report.rows).value_norms == {}  # a report built by hand has none
 
 
+def test_a_model_on_the_meta_device_is_reported_without_values():
+    report = parameter_report(nn.Linear(3, 2, device="meta"))
+    assert [(r.name, r.shape) for r in report.rows] == [("weight", (2, 3)), ("bias", (2,))]
+    assert report.value_norms == {}
+
+
 def test_report_bad_input():
     with pytest.raises(TypeError, match=r"expected a torch\.nn\.Module, got dict"):
         parameter_report({"w": torch.ones(1)})
