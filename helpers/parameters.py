@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from helpers._report import Report
-from helpers._stats import on_device
+from helpers._stats import dense_values, host_floats, on_device
 from helpers._validate import require_module, require_tensor
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "parameter_changes",
     "parameter_report",
     "snapshot_parameters",
+    "value_norms",
 ]
 
 
@@ -35,16 +36,21 @@ class ParameterRow:
 
 
 class ParameterReport(Report):
-    """parameter_report's result: `.rows`, `.total` and `.trainable` element counts."""
+    """parameter_report's result: `.rows`, `.total` and `.trainable` element counts.
+
+    `.value_norms` maps each name to the norm of the parameter's values when the report was taken
+    (not a column: it tells this run's model from another's, e.g. the same network at another seed).
+    """
 
     title = "parameter report"
     columns = ("name", "shape", "numel", "requires_grad")
     status_column = None
 
-    def __init__(self, rows: list[ParameterRow]) -> None:
+    def __init__(self, rows: list[ParameterRow], value_norms: dict[str, float] | None = None) -> None:
         super().__init__(rows)
         self.total = sum(r.numel for r in rows)
         self.trainable = sum(r.numel for r in rows if r.requires_grad)
+        self.value_norms = dict(value_norms or {})
 
     @property
     def frozen(self) -> list[str]:
@@ -56,14 +62,35 @@ class ParameterReport(Report):
 
 
 def parameter_report(model: nn.Module) -> ParameterReport:
-    """Every parameter (a tied one once) with its shape and requires_grad; reads no values."""
+    """Every parameter (a tied one once) with its shape and requires_grad; one host read (value_norms)."""
     require_module(model)
-    return ParameterReport(
-        [
-            ParameterRow(name, tuple(p.shape), p.numel(), p.requires_grad)
-            for name, p in model.named_parameters()
-        ]
-    )
+    rows = [
+        ParameterRow(name, tuple(p.shape), p.numel(), p.requires_grad) for name, p in model.named_parameters()
+    ]
+    return ParameterReport(rows, value_norms(model))
+
+
+@torch.no_grad()
+def value_norms(model: nn.Module) -> dict[str, float]:
+    """The L2 norm (float64) of each parameter's values, by name: one host read for the whole model.
+    A parameter on the meta device holds no values and is left out."""
+    require_module(model)
+    named = [(n, p) for n, p in model.named_parameters() if p.device.type != "meta"]
+    return dict(zip([n for n, _ in named], host_floats([_value_norm(p) for _, p in named])))
+
+
+_CHUNK = 1 << 18  # elements: a parameter's values (and |now - before|) are measured a chunk at a time
+
+
+def _value_norm(p: torch.Tensor) -> torch.Tensor:
+    """The L2 norm of a parameter's values, summed in float64 a chunk at a time (temporaries of a few
+    MiB whatever its size), as a 0-dim float64 tensor on its device; 0 when it is empty."""
+    values = dense_values(p).reshape(-1)
+    wide = torch.complex128 if values.is_complex() else torch.float64
+    chunks = [torch.linalg.vector_norm(x.to(wide)) for x in values.split(_CHUNK)]
+    if not chunks:
+        return torch.zeros((), dtype=torch.float64, device=p.device)
+    return torch.linalg.vector_norm(torch.stack(chunks))
 
 
 class ParameterSnapshot(dict):
@@ -90,14 +117,19 @@ class ParameterChange:
 
 
 class ParameterChanges(Report):
-    """parameter_changes' result: `.changed` maps name to bool; rows hold the deltas."""
+    """parameter_changes' result: `.changed` maps name to bool; rows hold the deltas.
+
+    `.value_norms` maps each name to the norm of the parameter's values when the changes were
+    measured (not a column: it tells this run's model from another's).
+    """
 
     title = "parameter changes"
     columns = ("name", "status", "mean_delta", "max_delta")
 
-    def __init__(self, rows: list[ParameterChange]) -> None:
+    def __init__(self, rows: list[ParameterChange], value_norms: dict[str, float] | None = None) -> None:
         super().__init__(rows)
         self.changed = {r.name: r.changed for r in rows}
+        self.value_norms = dict(value_norms or {})
 
     @property
     def unchanged(self) -> list[str]:
@@ -119,9 +151,6 @@ def moved_elements(now: torch.Tensor, before: torch.Tensor) -> torch.Tensor:
     probe and restore check all ask it.
     """
     return (now != before) & ~(now.isnan() & before.isnan())
-
-
-_CHUNK = 1 << 18  # elements: |now - before| is measured a chunk at a time
 
 
 def _delta_stats(now: torch.Tensor, before: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -169,8 +198,9 @@ def parameter_changes(model: nn.Module, snapshot: dict[str, torch.Tensor]) -> Pa
         before = on_device(snapshot[name], p.device)
         differs = moved_elements(p.detach(), before).any().double()
         mean, mx = _delta_stats(p.detach(), before)
-        stats.append(on_device(torch.stack([differs, mean, mx]), device))
+        stats.append(on_device(torch.stack([differs, mean, mx, _value_norm(p)]), device))
     values = torch.stack(stats).tolist()
     return ParameterChanges(
-        [ParameterChange(name, bool(v[0]), v[1], v[2]) for (name, _), v in zip(named, values)]
+        [ParameterChange(name, bool(v[0]), v[1], v[2]) for (name, _), v in zip(named, values)],
+        {name: v[3] for (name, _), v in zip(named, values)},
     )

@@ -120,10 +120,6 @@ def _flagged(record) -> bool:
 
 # Attacks that still earn unflagged points, and where: measured by this test before any fix.
 GAPS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "typed report": (
-        "a ParameterReport is the same on every seed: the default run's, unpickled, proves a frozen layer",
-        ("B-graded", "B-practice"),
-    ),
     "__builtins__ exec": (
         "part 2's screen only warns and the copy check digests the cell's text: exec() of the public "
         "default fix, as a string, passes unflagged wherever that fix trains the learner's code right",

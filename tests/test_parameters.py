@@ -13,7 +13,7 @@ from helpers import (
     parameter_report,
     snapshot_parameters,
 )
-from helpers.parameters import ParameterSnapshot
+from helpers.parameters import ParameterSnapshot, value_norms
 
 
 def _model() -> nn.Sequential:
@@ -50,10 +50,12 @@ def test_a_tied_parameter_is_one_row_under_its_first_name():
     assert report.total == report.trainable == 40
 
 
-def test_report_reads_no_values_and_renders():
+def test_report_reads_the_values_once_and_renders_without_reading():
     model = _model()
     with count_host_syncs() as reads:
         report = parameter_report(model)
+    assert reads.count == 1  # the value norms, for the whole model at once
+    with count_host_syncs() as reads:
         text, page = repr(report), report._repr_html_()
     assert reads.count == 0
     assert text.splitlines()[0] == "parameter report (total parameters: 23, trainable: 23)"
@@ -62,6 +64,25 @@ def test_report_reads_no_values_and_renders():
     assert [len(dashes) for dashes in rule.split()] == [8, 6, 5, 13]  # widest cell of each column
     assert first.split() == ["0.weight", "(3,", "4)", "12", "True"] and "\x1b[" not in text
     assert page.count("<tr>") == 1 + 4 and "<td>(3, 4)</td>" in page
+
+
+def test_report_carries_each_parameters_value_norm_apart_from_its_columns():
+    model = _model()
+    report = parameter_report(model)
+    expected = {n: p.detach().double().norm().item() for n, p in model.named_parameters()}
+    assert report.value_norms == pytest.approx(expected, rel=1e-12)
+    assert value_norms(model) == report.value_norms
+    torch.manual_seed(1)  # the same network, another seed: the same rows, other values
+    other = parameter_report(nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2)))
+    assert repr(other) == repr(report)
+    assert all(other.value_norms[n] != v for n, v in report.value_norms.items())
+    assert ParameterReport(report.rows).value_norms == {}  # a report built by hand has none
+
+
+def test_a_model_on_the_meta_device_is_reported_without_values():
+    report = parameter_report(nn.Linear(3, 2, device="meta"))
+    assert [(r.name, r.shape) for r in report.rows] == [("weight", (2, 3)), ("bias", (2,))]
+    assert report.value_norms == {}
 
 
 def test_report_bad_input():
@@ -104,6 +125,16 @@ def test_a_step_moves_the_trained_parameters_and_not_the_frozen_ones():
         assert changes[name].max_delta == pytest.approx(step.max().item(), rel=1e-5)
         assert changes[name].mean_delta == pytest.approx(step.mean().item(), rel=1e-5)
     assert (changes["2.bias"].mean_delta, changes["2.bias"].max_delta) == (0.0, 0.0)
+
+
+def test_changes_carry_the_value_norms_after_the_step():
+    model = _model()
+    snap = snapshot_parameters(model)
+    with torch.no_grad():
+        model[0].weight.add_(0.5)
+    changes = parameter_changes(model, snap)
+    assert changes.value_norms == pytest.approx(value_norms(model), rel=1e-12)
+    assert changes.value_norms["0.weight"] != pytest.approx(snap["0.weight"].double().norm().item())
 
 
 def test_a_parameter_with_a_zero_gradient_does_not_move():

@@ -72,10 +72,16 @@ def _rows_match_grads(rows: list[dict], step: StepRecord) -> bool:
     return True
 
 
+def _norms_match(rows: list[dict], norms: dict[str, float]) -> bool:
+    """Every row's value norm is the run's at one moment: what a report of this run's own model carries
+    (names and shapes are the same on every seed, and a layer that never moves moves at no seed)."""
+    return all(r["name"] in norms and close(r.get("norm"), norms[r["name"]]) for r in rows)
+
+
 def _changes_match(rows: list[dict], step: StepRecord) -> bool:
     if sorted(r["name"] for r in rows) != sorted(step.changed):
         return False
-    return all(
+    return _norms_match(rows, step.norms_after) and all(
         r["changed"] == step.changed[r["name"]]
         and close(r["max_delta"], step.max_delta[r["name"]], atol=1e-9)
         for r in rows
@@ -134,8 +140,12 @@ def _graph_matches(s: dict, trace: BrokenTrace, i: int) -> bool:
 
 
 def _report_matches(s: dict, trace: BrokenTrace, i: int) -> bool:
+    """The run's parameters as they were before step i (or after it: a report taken after a step)."""
     rows = [(r["name"], r["shape"], r["requires_grad"]) for r in s["rows"]]
-    return i == 0 and rows == [(n, trace.shapes[n], trace.requires_grad[n]) for n in trace.names]
+    if rows != [(n, trace.shapes[n], trace.requires_grad[n]) for n in trace.names]:
+        return False
+    step = _step(trace, i)
+    return _norms_match(s["rows"], step.norms_before) or _norms_match(s["rows"], step.norms_after)
 
 
 def _step_report_matches(s: dict, trace: BrokenTrace, i: int) -> bool:

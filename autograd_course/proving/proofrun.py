@@ -99,8 +99,32 @@ def _grad_rows(report: Any, _is_broken: Callable) -> dict:
 
 
 def _change_rows(changes: Any, _is_broken: Callable) -> dict:
+    norms = getattr(changes, "value_norms", {})  # the values' norms tell this run from another seed's
     return {
-        "rows": [{"name": r.name, "changed": r.changed, "max_delta": _num(r.max_delta)} for r in changes.rows]
+        "rows": [
+            {
+                "name": r.name,
+                "changed": r.changed,
+                "max_delta": _num(r.max_delta),
+                "norm": _num(norms.get(r.name)),
+            }
+            for r in changes.rows
+        ]
+    }
+
+
+def _report_rows(report: Any, _is_broken: Callable) -> dict:
+    norms = getattr(report, "value_norms", {})  # names and shapes are alike on every seed; norms are not
+    return {
+        "rows": [
+            {
+                "name": r.name,
+                "shape": list(r.shape),
+                "requires_grad": r.requires_grad,
+                "norm": _num(norms.get(r.name)),
+            }
+            for r in report.rows
+        ]
     }
 
 
@@ -140,15 +164,7 @@ SUMMARIES: tuple[tuple[str, tuple[type, ...], Callable[[Any, Callable], dict]], 
     ("GradClassification", (GradClassification,), _grad_rows),
     ("GradientReport", (GradientReport,), _grad_rows),
     ("ParameterChanges", (ParameterChanges,), _change_rows),
-    (
-        "ParameterReport",
-        (ParameterReport,),
-        lambda r, _: {
-            "rows": [
-                {"name": x.name, "shape": list(x.shape), "requires_grad": x.requires_grad} for x in r.rows
-            ]
-        },
-    ),
+    ("ParameterReport", (ParameterReport,), _report_rows),
     ("TensorInfo", (TensorInfo,), _tensor_fields),
     (
         "NonFiniteError",

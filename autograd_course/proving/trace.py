@@ -16,6 +16,7 @@ from torch.overrides import TorchFunctionMode
 
 from helpers import TinyNet, gradient_report, make_tiny_problem
 from helpers._stats import count_nonfinite, exact_norm  # the one NaN/Inf counter, the exact norm
+from helpers.parameters import value_norms  # the fingerprint parameter_report and parameter_changes carry
 
 __all__ = ["REFERENCE_STEPS", "BrokenTrace", "StepRecord", "close", "tensor_stats", "trace_code", "trace_run"]
 
@@ -56,7 +57,8 @@ class _Recorder(TorchFunctionMode):
 
 @dataclass
 class StepRecord:
-    """What one broken step did: tensors it made, its error, gradients after it, what moved."""
+    """What one broken step did: tensors it made, its error, gradients after it, what moved, and the
+    parameters' value norms before and after it (what a report taken between steps carries)."""
 
     tensors: list[dict]
     error: str | None
@@ -65,6 +67,8 @@ class StepRecord:
     grad_norm: float | None
     changed: dict[str, bool]
     max_delta: dict[str, float]
+    norms_before: dict[str, float] = field(default_factory=dict)
+    norms_after: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -128,6 +132,7 @@ def trace_run(code: dict[str, Any], seed: int, label: Any = None) -> BrokenTrace
     _trace_direct(trace, code["compute_loss"], model, inputs, targets)
     for _ in range(REFERENCE_STEPS):
         before = {n: p.detach().clone() for n, p in model.named_parameters()}
+        norms_before = value_norms(model)
         recorder = _Recorder()
         error, loss = None, None
         try:
@@ -149,6 +154,8 @@ def trace_run(code: dict[str, Any], seed: int, label: Any = None) -> BrokenTrace
                 grad_norm=norm,
                 changed={n: bool((d != 0).any()) for n, d in deltas.items()},
                 max_delta={n: float(d.max()) for n, d in deltas.items()},
+                norms_before=norms_before,
+                norms_after=value_norms(model),
             )
         )
         if error is not None:

@@ -1,0 +1,100 @@
+"""Evidence that is the same on every seed (names, shapes, requires_grad; deltas of a layer that never
+moves) counts only with the values' norms of the run it came from: a report of the hidden run's own
+model matches the grader's trace, one from another seed, pickled, or built by hand matches nothing."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from autograd_course.challenge import Variant
+from autograd_course.challenge.catalogue import build_broken
+from autograd_course.challenge.contract import judge_evidence
+from autograd_course.challenge.hidden import hidden_runs
+from autograd_course.challenge.reference import trace_broken
+from autograd_course.proving.kinds import is_real, real_steps
+from autograd_course.proving.proofrun import summarize
+from helpers import make_tiny_problem, parameter_changes, parameter_report, snapshot_parameters
+from helpers.parameters import ParameterChanges, ParameterReport
+
+STAGE = {"B": "PARAMS_FROZEN", "G": "PARAMS_NOT_UPDATED", "N": "PARAMS_NOT_UPDATED"}
+
+
+def _run(bug: str, seed: int, steps: int = 0):
+    code = build_broken(Variant(bug))
+    model, optimizer = code["broken_setup"](seed, "cpu")
+    inputs, targets = make_tiny_problem(seed)
+    for _ in range(steps):
+        code["broken_step"](model, optimizer, inputs, targets)
+    return code, model, optimizer, inputs, targets
+
+
+def _report(bug: str, seed: int, steps: int = 0) -> ParameterReport:
+    return parameter_report(_run(bug, seed, steps)[1])
+
+
+def _changes(bug: str, seed: int) -> ParameterChanges:
+    code, model, optimizer, inputs, targets = _run(bug, seed)
+    before = snapshot_parameters(model)
+    code["broken_step"](model, optimizer, inputs, targets)
+    return parameter_changes(model, before)
+
+
+def _summary(evidence) -> dict:
+    return summarize(evidence, lambda _: False)
+
+
+def _hidden_seed(bug: str) -> int:
+    """A seed the grader draws for a hidden run (never 0, the seed of the public default run)."""
+    seed = hidden_runs("someone", "B", 1)[0][1]
+    assert seed != 0
+    return seed
+
+
+def test_a_report_of_the_hidden_runs_own_model_is_real_before_and_after_steps():
+    seed = _hidden_seed("B")
+    trace = trace_broken(Variant("B"), seed)
+    assert real_steps(_summary(_report("B", seed)), trace) == [0]
+    assert 2 in real_steps(_summary(_report("B", seed, steps=3)), trace)  # after step 2, before step 3
+    ok, message = judge_evidence(Variant("B"), seed, "PARAMS_FROZEN", _summary(_report("B", seed)))
+    assert ok, message
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        lambda seed: _report("B", 0),
+        lambda seed: pickle.loads(pickle.dumps(_report("B", 0))),
+        lambda seed: ParameterReport(_report("B", seed).rows),  # the right rows, typed without values
+        lambda seed: ParameterReport(
+            _report("B", seed).rows, {n: v * 1.01 for n, v in _report("B", seed).value_norms.items()}
+        ),
+    ],
+    ids=["seed 0", "seed 0 pickled", "built by hand", "norms guessed 1% off"],
+)
+def test_a_report_from_another_seed_or_by_hand_matches_nothing(forged):
+    seed = _hidden_seed("B")
+    summary = _summary(forged(seed))
+    assert not is_real(summary, trace_broken(Variant("B"), seed))
+    ok, message = judge_evidence(Variant("B"), seed, "PARAMS_FROZEN", summary)
+    assert not ok and "does not match" in message
+
+
+@pytest.mark.parametrize("bug", ["G", "N"])
+def test_changes_where_nothing_moves_count_only_from_the_hidden_runs_own_model(bug):
+    seed = _hidden_seed(bug)
+    real = _changes(bug, seed)
+    assert not any(real.changed.values())  # the deltas alone are the same on every seed
+    assert judge_evidence(Variant(bug), seed, STAGE[bug], _summary(real))[0]
+    for forged in (_changes(bug, 0), ParameterChanges(real.rows)):
+        ok, message = judge_evidence(Variant(bug), seed, STAGE[bug], _summary(forged))
+        assert not ok and "does not match" in message
+
+
+def test_the_summary_carries_the_norms_and_none_where_a_report_has_none():
+    report = _report("B", 5)
+    rows = _summary(report)["rows"]
+    assert [r["norm"] for r in rows] == [report.value_norms[r["name"]] for r in rows]
+    assert {r["norm"] for r in _summary(ParameterReport(report.rows))["rows"]} == {None}
+    assert {r["norm"] for r in _summary(ParameterChanges(_changes("G", 5).rows))["rows"]} == {None}
