@@ -19,12 +19,11 @@ import io
 import secrets
 from pathlib import Path
 
-import torch
-
 from autograd_course.challenge.catalogue import BUGS, exercise, render
 from autograd_course.challenge.contract import judge_evidence
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.variants import Variant, digest, shape_number
+from autograd_course.global_rng import global_rng
 from autograd_course.proving import proofrun
 
 __all__ = [
@@ -57,7 +56,7 @@ def bug_shows(variant: Variant, seed: int) -> bool:
     loss that stays finite, is never a hidden run: a right proof must be able to pass.)"""
     name = broken_file()
     ns = proofrun.answer_namespace(render(variant), name, seed)
-    with torch.random.fork_rng(devices=[]), contextlib.redirect_stdout(io.StringIO()):
+    with global_rng(), contextlib.redirect_stdout(io.StringIO()):
         try:
             exec(compile(BUGS[variant.bug]._proof, "<reference proof>", "exec"), ns)
         except Exception:  # the proof cannot run here: the bug does not show as it should

@@ -69,7 +69,6 @@ __all__ = [
 
 log = logging.getLogger("autograd_course.grading")
 STATUSES = ("passed", "failed", "not_attempted", "error", "timeout", "missing")
-_JUDGE_LOCK = threading.Lock()
 NEEDS_SECRET = (
     "a graded notebook: its variant and hidden seeds are drawn with the release's secret; grade it "
     "with --secret FILE (the file `release --graded` wrote)"
@@ -279,12 +278,12 @@ def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> 
     if refused := _refusal(execution, nb):
         stopped = [Record(name, ex, p, "error", refused, trail=_stopped(p, refused)) for ex, p in pairs]
         return _redacted(stopped, sub.learner)
-    with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
-        records = [
-            judge_hidden(name, export_dir, ex, part, sources.get((ex, part)), sub.learner)
-            for ex, part in pairs
-        ]
-        add_trails(records, nb, export_dir, sub.learner)
+    # In this job's thread, beside the other jobs: the sections that seed torch's global RNG take
+    # their turns inside it (autograd_course/global_rng.py).
+    records = [
+        judge_hidden(name, export_dir, ex, part, sources.get((ex, part)), sub.learner) for ex, part in pairs
+    ]
+    add_trails(records, nb, export_dir, sub.learner)
     if execution.errors:  # the grader's own cell failed: say how, for the instructor and for us
         err = execution.errors[0]
         for r in records:
