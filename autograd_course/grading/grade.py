@@ -45,6 +45,7 @@ from autograd_course.exercises import EXERCISES
 from autograd_course.fixing.fixcheck import CHECKS
 from autograd_course.grading.copies import answer_digest, flag_copies
 from autograd_course.grading.fixcells import fix_cells
+from autograd_course.grading.hangs import stopped_in
 from autograd_course.grading.judging import judge_part
 from autograd_course.grading.proofcells import proof_cells
 from autograd_course.grading.redact import Hidden
@@ -271,9 +272,11 @@ def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> 
     name = sub.name
     if execution is None:
         execution = Execution("passed")
-    if execution.status in ("timeout", "error"):
-        why = execution.message
-        stopped = [Record(name, ex, p, execution.status, why, trail=_stopped(p, why)) for ex, p in pairs]
+    if execution.status in ("timeout", "error"):  # the kernel stopped: say where, when in an earlier cell
+        stopped = []
+        for ex, p in pairs:
+            why = execution.message + stopped_in(export_dir, ex, p, sources.get((ex, p)))
+            stopped.append(Record(name, ex, p, execution.status, why, trail=_stopped(p, why)))
         return _redacted(stopped, sub.learner)
     if refused := _refusal(execution, nb):
         stopped = [Record(name, ex, p, "error", refused, trail=_stopped(p, refused)) for ex, p in pairs]
