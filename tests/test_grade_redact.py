@@ -34,6 +34,25 @@ def test_hidden_values_are_redacted_and_the_graders_small_numbers_kept():
     assert Hidden.of("alice", [4321]).key == ""  # a practice id is the learner's own: nothing hidden
 
 
+def test_a_hidden_seeds_simple_encodings_are_redacted_too():
+    seed = 3_141_592_653_589_793_238  # drawn from 1..2**62 as hidden seeds are
+    hidden = Hidden.of(KEY, [seed])
+    said = f"{seed + 1} {seed - 1} {hex(seed)} {hex(seed + 1).upper()} {seed:x}! seed={seed}"
+    assert hidden.answers(said) == " ".join([HIDDEN] * 5) + f"! seed={HIDDEN}"
+    assert hidden.message(said) == " ".join([HIDDEN] * 5) + "! an unseen seed"
+    others = f"{seed + 2} {seed:x}0 {seed // 10} 0x1f2e3d"  # other numbers, a longer hex run
+    assert hidden.answers(others) == others
+
+
+def test_hidden_seeds_come_from_a_space_too_large_to_search():
+    from autograd_course.challenge.hidden import SEED_SPACE, hidden_seed
+
+    assert SEED_SPACE >= 2**62
+    seeds = [hidden_seed(f"s{k}", "A", 2, 0, 0) for k in range(200)]
+    assert all(1 <= s <= SEED_SPACE for s in seeds) and len(set(seeds)) == 200
+    assert sum(s > 2**40 for s in seeds) > 190  # not a few thousand values spread thin: all of the space
+
+
 def _shown(records) -> str:
     """Everything a learner reads of their records: Gradescope's results.json and the feedback page."""
     return json.dumps(gradescope_results(records)) + feedback_markdown(

@@ -19,18 +19,30 @@ import io
 import secrets
 from pathlib import Path
 
-import torch
-
 from autograd_course.challenge.catalogue import BUGS, exercise, render
 from autograd_course.challenge.contract import judge_evidence
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.variants import Variant, digest, shape_number
+from autograd_course.global_rng import global_rng
 from autograd_course.proving import proofrun
 
-__all__ = ["HIDDEN_RUNS", "broken_file", "bug_shows", "hidden_path", "hidden_runs", "run_hidden"]
+__all__ = [
+    "HIDDEN_RUNS",
+    "SEED_SPACE",
+    "broken_file",
+    "bug_shows",
+    "hidden_path",
+    "hidden_runs",
+    "hidden_seed",
+    "run_hidden",
+]
 
 HIDDEN_RUNS = 2  # hidden runs per part: each must pass
 SEED_TRIES = 20  # seeds tried per hidden run for one where the bug shows
+# Hidden seeds are drawn from 1..2**62: an answer that shows values of its run (a loss in an error
+# message) cannot have its seed searched back by running the broken code on every candidate, as it
+# could from a few thousand. torch.manual_seed takes up to 2**64 - 1.
+SEED_SPACE = 2**62
 
 
 def broken_file() -> str:
@@ -44,13 +56,19 @@ def bug_shows(variant: Variant, seed: int) -> bool:
     loss that stays finite, is never a hidden run: a right proof must be able to pass.)"""
     name = broken_file()
     ns = proofrun.answer_namespace(render(variant), name, seed)
-    with torch.random.fork_rng(devices=[]), contextlib.redirect_stdout(io.StringIO()):
+    with global_rng(), contextlib.redirect_stdout(io.StringIO()):
         try:
             exec(compile(BUGS[variant.bug]._proof, "<reference proof>", "exec"), ns)
         except Exception:  # the proof cannot run here: the bug does not show as it should
             return False
     summary = proofrun.summarize(ns.get("evidence"), lambda f: f == name)
     return judge_evidence(variant, seed, proofrun.stage_name(ns.get("stage")), summary)[0]
+
+
+def hidden_seed(learner: str | None, exercise_id: str, part: int, k: int, attempt: int) -> int:
+    """The seed drawn for hidden run k of one part at one attempt (1 to SEED_SPACE)."""
+    draw = digest(str(learner), exercise_id, str(part), "hidden seed", str(k), str(attempt))
+    return 1 + draw % SEED_SPACE
 
 
 def hidden_runs(learner: str | None, exercise_id: str, part: int) -> list[tuple[Variant, int]]:
@@ -64,8 +82,7 @@ def hidden_runs(learner: str | None, exercise_id: str, part: int) -> list[tuple[
         )
         variant = Variant(own.bug, shape)
         for attempt in range(SEED_TRIES):
-            draw = digest(str(learner), exercise_id, str(part), "hidden seed", str(k), str(attempt))
-            seed = 1 + draw % 9_999
+            seed = hidden_seed(learner, exercise_id, part, k, attempt)
             if part == 2 or bug_shows(variant, seed):  # a right fix passes on any seed
                 break
         runs.append((variant, seed))

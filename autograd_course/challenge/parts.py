@@ -34,6 +34,7 @@ from autograd_course.fixing.fixcheck import (
     collect_fix_trace,
     judge_trace,
 )
+from autograd_course.global_rng import global_rng
 from helpers import TinyNet
 
 __all__ = [
@@ -82,7 +83,7 @@ def reference_setup(variant: Variant, seed: int):
     exec(compile(unrecorded_fixed_code(variant), "<reference setup>", "exec"), namespace)
 
     def setup() -> tuple:
-        with torch.random.fork_rng(devices=[]):
+        with global_rng():
             return namespace["broken_setup"](seed, "cpu")
 
     return setup
@@ -92,7 +93,7 @@ def reference_setup(variant: Variant, seed: int):
 def broken_trace(variant: Variant, seed: int) -> dict:
     """The grader's own training of the broken code (no learner code anywhere near it)."""
     code = build_broken(variant)
-    with torch.random.fork_rng(devices=[]):
+    with global_rng():
         try:
             return collect_fix_trace(code["broken_setup"], code["broken_step"], seed, "cpu")
         except Exception as exc:  # the broken code raises: it fails every check

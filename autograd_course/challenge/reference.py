@@ -6,6 +6,7 @@ from functools import lru_cache
 
 from autograd_course.challenge.catalogue import build_broken
 from autograd_course.challenge.variants import Variant
+from autograd_course.global_rng import global_rng
 from autograd_course.proving.trace import (
     REFERENCE_STEPS,
     BrokenTrace,
@@ -21,4 +22,6 @@ __all__ = ["REFERENCE_STEPS", "BrokenTrace", "StepRecord", "close", "tensor_stat
 @lru_cache(maxsize=32)
 def trace_broken(variant: Variant, seed: int) -> BrokenTrace:
     """Run one variant's broken setup on CPU and record its first steps (cached)."""
-    return trace_run(build_broken(variant), seed, variant)
+    code = build_broken(variant)
+    with global_rng(fork=False):  # seeds the global RNG, as it always did, one thread at a time
+        return trace_run(code, seed, variant)

@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from autograd_course.fixing.fixrun import FIX_STEPS, LOOK_AHEAD, collect_fix_trace
+from autograd_course.global_rng import global_rng
 from helpers import TinyNet, make_tiny_problem
 
 __all__ = [
@@ -49,7 +50,8 @@ CHECK_MEANINGS = {
 
 
 def _true_loss_and_grads(weights: list[torch.Tensor], inputs, targets) -> tuple[float, list[torch.Tensor]]:
-    model = TinyNet()
+    with global_rng(fork=False):  # its weights are replaced: only another thread's draws would change
+        model = TinyNet()
     with torch.no_grad():
         for p, w in zip(model.parameters(), weights):
             p.copy_(w.float())
@@ -65,7 +67,7 @@ def _reference_start(seed: int) -> list[torch.Tensor]:
 
 def _start_problem(seed: int, names: list[str], first: dict) -> str | None:
     """Why the fixed training does not start from the challenge's TinyNet (None when it does)."""
-    with torch.random.fork_rng(devices=[]):
+    with global_rng():
         start = _reference_start(seed)
     if [list(first[n].shape) for n in names] != [list(w.shape) for w in start]:
         return f"the model you train has parameters {names}; the challenge trains TinyNet's four"

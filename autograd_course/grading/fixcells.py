@@ -21,6 +21,7 @@ from autograd_course.challenge.answer_source import AnswerSource
 from autograd_course.challenge.catalogue import render
 from autograd_course.challenge.hidden import hidden_path, hidden_runs
 from autograd_course.fixing import fixrun
+from autograd_course.grading.hangs import announcer_setup, earlier_cells_arg, marker_path
 
 __all__ = ["HARNESS", "fix_cells", "harness_cell", "run_apart", "run_here"]
 
@@ -49,10 +50,11 @@ def fix_cells(sources: dict[tuple[str, int], AnswerSource], learner: str | None,
         for k, (variant, seed) in enumerate(hidden_runs(learner, ex_id, 2)):
             out = str(hidden_path(export_dir, ex_id, 2, k))
             name, code = f"<broken code {secrets.token_hex(8)}>", render(variant)
-            prelude = list(answer.prelude)
-            call = f"_fixrun.run_fix({answer.source!r}, {code!r}, {name!r}, {seed}, {out!r}, {prelude!r})"
+            prelude = earlier_cells_arg(answer.prelude, marker_path(export_dir, ex_id, 2, k))
+            call = f"_fixrun.run_fix({answer.source!r}, {code!r}, {name!r}, {seed}, {out!r}, {prelude})"
             calls.append(nbformat.v4.new_code_cell(call))
-    return [nbformat.v4.new_code_cell(harness_cell(fixrun, HARNESS)), *calls] if calls else []
+    setup = harness_cell(fixrun, HARNESS) + "\n" + announcer_setup()
+    return [nbformat.v4.new_code_cell(setup), *calls] if calls else []
 
 
 def run_here(ex_id: str, learner: str | None, source: str | AnswerSource, export_dir: Path) -> None:

@@ -45,6 +45,7 @@ from autograd_course.exercises import EXERCISES
 from autograd_course.fixing.fixcheck import CHECKS
 from autograd_course.grading.copies import answer_digest, flag_copies
 from autograd_course.grading.fixcells import fix_cells
+from autograd_course.grading.hangs import stopped_in
 from autograd_course.grading.judging import judge_part
 from autograd_course.grading.proofcells import proof_cells
 from autograd_course.grading.redact import Hidden
@@ -69,7 +70,6 @@ __all__ = [
 
 log = logging.getLogger("autograd_course.grading")
 STATUSES = ("passed", "failed", "not_attempted", "error", "timeout", "missing")
-_JUDGE_LOCK = threading.Lock()
 NEEDS_SECRET = (
     "a graded notebook: its variant and hidden seeds are drawn with the release's secret; grade it "
     "with --secret FILE (the file `release --graded` wrote)"
@@ -272,19 +272,21 @@ def _judge(execution, nb, pairs, sources, sub: Submission, export_dir: Path) -> 
     name = sub.name
     if execution is None:
         execution = Execution("passed")
-    if execution.status in ("timeout", "error"):
-        why = execution.message
-        stopped = [Record(name, ex, p, execution.status, why, trail=_stopped(p, why)) for ex, p in pairs]
+    if execution.status in ("timeout", "error"):  # the kernel stopped: say where, when in an earlier cell
+        stopped = []
+        for ex, p in pairs:
+            why = execution.message + stopped_in(export_dir, ex, p, sources.get((ex, p)))
+            stopped.append(Record(name, ex, p, execution.status, why, trail=_stopped(p, why)))
         return _redacted(stopped, sub.learner)
     if refused := _refusal(execution, nb):
         stopped = [Record(name, ex, p, "error", refused, trail=_stopped(p, refused)) for ex, p in pairs]
         return _redacted(stopped, sub.learner)
-    with _JUDGE_LOCK:  # judging seeds torch's global RNG (the reference setup): one at a time
-        records = [
-            judge_hidden(name, export_dir, ex, part, sources.get((ex, part)), sub.learner)
-            for ex, part in pairs
-        ]
-        add_trails(records, nb, export_dir, sub.learner)
+    # In this job's thread, beside the other jobs: the sections that seed torch's global RNG take
+    # their turns inside it (autograd_course/global_rng.py).
+    records = [
+        judge_hidden(name, export_dir, ex, part, sources.get((ex, part)), sub.learner) for ex, part in pairs
+    ]
+    add_trails(records, nb, export_dir, sub.learner)
     if execution.errors:  # the grader's own cell failed: say how, for the instructor and for us
         err = execution.errors[0]
         for r in records:

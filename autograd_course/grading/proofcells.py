@@ -19,6 +19,7 @@ from autograd_course.challenge.answer_source import AnswerSource
 from autograd_course.challenge.catalogue import render
 from autograd_course.challenge.hidden import broken_file, hidden_path, hidden_runs
 from autograd_course.grading.fixcells import harness_cell
+from autograd_course.grading.hangs import announcer_setup, earlier_cells_arg, marker_path
 from autograd_course.proving import proofrun
 
 __all__ = ["HARNESS", "proof_apart", "proof_cells"]
@@ -36,13 +37,14 @@ def proof_cells(sources: dict[tuple[str, int], AnswerSource], learner: str | Non
             continue
         for k, (variant, seed) in enumerate(hidden_runs(learner, ex_id, 1)):
             out = str(hidden_path(export_dir, ex_id, 1, k))
-            code, name, prelude = render(variant), broken_file(), list(answer.prelude)
-            args = f"{answer.source!r}, {code!r}, {name!r}, {seed}, {out!r}, {prelude!r}"
+            code, name = render(variant), broken_file()
+            prelude = earlier_cells_arg(answer.prelude, marker_path(export_dir, ex_id, 1, k))
+            args = f"{answer.source!r}, {code!r}, {name!r}, {seed}, {out!r}, {prelude}"
             call = f"_{HARNESS}.run_part1({args})"
             calls.append(nbformat.v4.new_code_cell(call))
     if not calls:
         return []
-    setup = harness_cell(proofrun, HARNESS) + f"\n_{HARNESS}.no_doctor()"
+    setup = harness_cell(proofrun, HARNESS) + f"\n_{HARNESS}.no_doctor()\n" + announcer_setup()
     return [nbformat.v4.new_code_cell(setup), *calls]
 
 
