@@ -12,7 +12,7 @@ a grade, so nothing here must be trusted. The practice check summarizes evidence
 
 An error counts as the broken code's only when raised by code compiled under the run's file name
 (`origin`). Before and after the answer, torch and the toolkit are compared with a snapshot, and an
-audit hook notes files, network and processes the answer reached for: both are reported, for the
+audit watch (harness_core.watched) notes what the answer reached for: both are reported, for the
 instructor (the sandbox refuses the rest).
 """
 
@@ -21,12 +21,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
-import site
-import sys
-import tempfile
-import threading
-import traceback
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -34,6 +28,7 @@ from typing import Any
 import torch
 
 import helpers
+from autograd_course.harness_core import ANSWER_FILE, failure, given_namespace, reached, run_earlier, watched
 from helpers import (
     AutogradGraph,
     Diagnosis,
@@ -56,7 +51,6 @@ __all__ = [
     "no_doctor",
     "origin",
     "prove",
-    "run_earlier",
     "run_part1",
     "stage_name",
     "summarize",
@@ -223,102 +217,22 @@ def _changed(before: dict[str, int]) -> list[str]:
     return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))[:5]
 
 
-class _Watch:
-    """An audit hook noting what an answer reaches for beyond its own run: files elsewhere, the network,
-    other processes. The sandbox refuses them; this tells the instructor, even when the answer catches
-    the refusal itself."""
-
-    def __init__(self) -> None:
-        self.on, self.events, self.thread = False, [], threading.get_ident()
-        # the toolkit's source: a traceback through it reads it (linecache), and an editable install keeps
-        # it outside site-packages and sys.path
-        toolkit = os.path.dirname(helpers.__file__)
-        places = (sys.prefix, sys.base_prefix, *site.getsitepackages(), *sys.path, toolkit, "/usr", "/lib")
-        self.readable = tuple(os.path.realpath(p) for p in (*places, "/proc", "/sys", "/dev", "/etc") if p)
-        self.own = (os.getcwd(), os.path.realpath(tempfile.gettempdir()))  # found before the hook is on
-        sys.addaudithook(self)
-
-    def __call__(self, event: str, args: tuple) -> None:
-        # only the thread running the answer: the kernel's own threads (its sockets) go on untouched
-        if not self.on or threading.get_ident() != self.thread:
-            return
-        if event == "open" and isinstance(args[0], str) and not self._inside(args[0], args[1]):
-            self.events.append(f"opened {args[0]}")
-        elif event in ("socket.connect", "socket.getaddrinfo", "socket.bind"):
-            self.events.append("used the network")
-            raise PermissionError("the grader's run of an answer has no network")
-        elif event in ("os.fork", "os.forkpty", "os.system", "subprocess.Popen", "os.posix_spawn", "os.exec"):
-            self.events.append(f"started a process ({event})")
-            raise PermissionError("the grader's run of an answer starts no process")
-
-    def _inside(self, path: str, mode: str | None) -> bool:
-        full = os.path.realpath(path)
-        if full.startswith(self.own):
-            return True
-        return not (mode and any(c in str(mode) for c in "wax+")) and full.startswith(self.readable)
-
-
-_WATCH: list[_Watch] = []  # the one audit hook, installed on the first run (never on import)
+_WARMED: list[bool] = []  # whether the broken code ran once in this process, before any answer
 
 
 @contextlib.contextmanager
 def _watched() -> Iterator[list[str]]:
     """Run the block as the answer: its thread watched, torch and the toolkit compared before and after.
     Yields the list of what it changed, filled when the block ends."""
-    if not _WATCH:
-        _WATCH.append(_Watch())
-    watch, before, changed = _WATCH[0], _snapshot(), []
-    watch.on, watch.thread = True, threading.get_ident()
-    try:
+    before, changed = _snapshot(), []
+    with watched():
         yield changed
-    finally:
-        watch.on = False
     changed += _changed(before)
-
-
-def _reached() -> list[str]:
-    """What the answer reached for since the last call (at most five, each once)."""
-    events = _WATCH[0].events if _WATCH else []
-    reached = list(dict.fromkeys(events))[:5]
-    events.clear()
-    return reached
-
-
-def _failure(exc: BaseException, filename: str = "<answer>") -> dict[str, Any]:
-    """An exception as plain data: its name, first line and the line of filename it came from."""
-    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
-    return {"name": type(exc).__name__, "message": first, "line": lines[-1] if lines else None}
-
-
-def run_earlier(prelude: Any, ns: dict[str, Any]) -> dict[str, Any] | None:
-    """Run the earlier cells an answer needs (cell number, code) in its namespace, in order; the
-    error of the first that raises, naming its cell and line (None when none does)."""
-    for number, code in prelude or ():
-        filename = f"<cell {int(number)}>"
-        try:
-            exec(compile(code, filename, "exec"), ns)
-        except Exception as exc:
-            return _failure(exc, filename) | {"cell": int(number)}
-    return None
 
 
 def answer_namespace(code: str, filename: str, seed: int) -> dict[str, Any]:
     """The names an answer cell may use: the toolkit (no doctor), torch, the given code, the problem."""
-    ns: dict[str, Any] = {name: getattr(helpers, name) for name in helpers.__all__}
-    ns |= {"torch": torch, "F": torch.nn.functional, "TinyNet": helpers.TinyNet, "diagnose": _no_doctor}
-    exec(compile(code, filename, "exec"), ns)  # the broken code, as the learner was given it
-    ns |= {"NotAttempted": NotAttempted}
-    inputs, targets = helpers.make_tiny_problem(seed, device="cpu")
-    ns |= {"inputs": inputs, "targets": targets, "seed": seed, "device": "cpu", "__name__": "__main__"}
-    return ns
-
-
-class NotAttempted:
-    """The placeholder `stage` and `evidence` hold until the learner sets them."""
-
-    def __repr__(self) -> str:
-        return "NotAttempted"
+    return given_namespace(code, filename, seed) | {"diagnose": _no_doctor}
 
 
 def warm_up(code: str, filename: str) -> None:
@@ -343,16 +257,16 @@ def prove(source: str, code: str, filename: str, seed: int, prelude: Any = ()) -
         error = run_earlier(prelude, ns)
         try:
             if error is None:
-                exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
+                exec(compile(source, ANSWER_FILE, "exec"), ns)  # the learner's answer cell
         except Exception as exc:  # judged on the names it set before the error
-            error = _failure(exc)
+            error = failure(exc)
     stage, evidence = ns.get("stage", placeholder), ns.get("evidence", placeholder)
     attempted = stage is not placeholder and evidence is not placeholder
     summary = summarize(evidence, lambda name: name == filename) if attempted and not changed else None
     return {
         "error": error,
         "changed": changed,
-        "reached": _reached(),
+        "reached": reached(),
         "not_attempted": not attempted,
         "printed": printed.getvalue()[-PRINTED_LIMIT:],
         "stage": stage_name(stage) if attempted else None,
@@ -362,8 +276,9 @@ def prove(source: str, code: str, filename: str, seed: int, prelude: Any = ()) -
 
 def run_part1(source: str, code: str, filename: str, seed: int, out: str, prelude: Any = ()) -> None:
     """One hidden run of a part-1 answer: write prove's plain data to out (JSON)."""
-    if not _WATCH:
+    if not _WARMED:
         warm_up(code, filename)
+        _WARMED.append(True)
     with torch.random.fork_rng(devices=[]):
         result = prove(source, code, filename, seed, prelude)
     with open(out, "w", encoding="utf-8") as f:
