@@ -5,10 +5,12 @@ Python process that cannot import the course."""
 
 from __future__ import annotations
 
+import ast
 import builtins
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -53,6 +55,22 @@ def test_each_shared_name_is_the_cores_own():
     assert set(harness_core.FIX_SIGNATURES) == set(FIXABLE) == set(PARTS[2].answers)
     with pytest.raises(harness_core.NotAttemptedError):
         NotAttempted()
+
+
+def _imported(module) -> set[str]:
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    found = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    return found | {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+
+
+def test_the_core_and_both_harnesses_import_only_what_the_kernel_has():
+    """The standard library, torch and the toolkit; the harnesses also the core, sent before them."""
+    for module, allowed in ((harness_core, set()), (proofrun, {"autograd_course.harness_core"})):
+        for name in _imported(module) | (_imported(fixrun) if module is proofrun else set()):
+            root = name.split(".")[0]
+            assert name in allowed or root in {"torch", "helpers", "__future__"} | sys.stdlib_module_names, (
+                name
+            )
 
 
 _NO_COURSE = """\

@@ -1,7 +1,8 @@
 """Part 2's run: the learner's fixed functions in place of the broken ones, trained; raw numbers out.
 
-This file is self-contained on purpose: it imports only the standard library, torch and the
-learner's toolkit (`helpers`), never the rest of the course. The practice check imports it; the
+This file is self-contained on purpose: it imports only the standard library, torch, the
+learner's toolkit (`helpers`) and what both parts' runs share (harness_core, whose source the grader
+sends first), never the rest of the course. The practice check imports it; the
 grader sends its *source* into a sandboxed kernel that cannot import the course (no catalogue, no
 reference, no grader), runs it there, and judges the numbers it writes in its own process by
 replaying them (fixcheck.judge_fix). Nothing here decides a grade, so nothing here must be trusted.

@@ -1,7 +1,8 @@
 """Part 1's run: the learner's proof script on the given broken code; plain data out.
 
-This file is self-contained on purpose: it imports only the standard library, torch and the
-learner's toolkit (`helpers`), never the rest of the course. The grader sends its *source* into a
+This file is self-contained on purpose: it imports only the standard library, torch, the
+learner's toolkit (`helpers`) and what both parts' runs share (harness_core, whose source the grader
+sends first), never the rest of the course. The grader sends its *source* into a
 sandboxed kernel that cannot import the course (no catalogue, reference, proof or judge), runs the
 answer there on the broken code of a hidden run (rendered by the grader, compiled here under a fresh
 random file name) and writes what the answer set, as plain values: the stage's name, the evidence's
