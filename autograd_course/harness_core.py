@@ -8,14 +8,15 @@ the course. The grader sends its source into the sandboxed kernel before a harne
 as it does in the practice check; the graded form checks, the catalogue and the grader read the same
 names from here.
 
-The watch is an audit hook on the thread that runs an answer. It notes files elsewhere, the network and
-processes (refused: the sandbox refuses them too, this tells the instructor even when the answer catches
-the refusal), a C function that starts processes looked up through ctypes (refused: it starts a process
-no audit event shows), and code the answer's own lines compile or run with exec, eval or compile (noted
-only: what ran is not the cell the grader reads). `swallowed` traces only the answer's own code objects
-and notes an exception raised there that the same function caught and then returned normally; the
-answer's sources tell first whether any of its code can catch one at all (`may_catch`), as tracing every
-call of a training costs about twice its time (benchmarks/bench_watch.py).
+The watch is an audit hook on the thread that runs an answer. It notes files elsewhere, the network
+and processes (refused: the sandbox refuses them too, this tells the instructor even when the answer
+catches the refusal), a C function that starts processes looked up through ctypes (refused: it starts
+a process no audit event shows), and code the answer's own lines compile or run with exec, eval or
+compile (noted, not refused: what ran is not the cell the grader reads). `swallowed` traces only the
+answer's own code objects and notes an exception raised there that the same function caught and then
+returned normally; the answer's sources tell first whether any of its code can catch one at all
+(`may_catch`), as tracing every call of a training makes it about 2.5 times as long
+(benchmarks/bench_watch.py).
 """
 
 from __future__ import annotations
