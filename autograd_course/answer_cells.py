@@ -7,29 +7,23 @@ A learner may use, in an answer, a name an earlier ordinary cell defined: a mode
 helper function, an import, a constant. `earlier_cells` finds those cells by what the answer's code
 reads and never defines (Python's own symbol tables, `symtable`), then what those cells read, and so
 on: they run, in notebook order, in the answer's sandboxed run just before it, so the answer is
-judged by what it does. Names the run already gives (the toolkit, torch, the broken code, the
-problem: GIVEN) are never looked for in earlier cells, and a cell that imports the course (the imports
-cell, `ex = challenge(...)`) is never sent: the answer's kernel has no course to import.
+judged by what it does. Names the run already gives (torch, the broken code, the problem:
+harness_core.GIVEN, and the toolkit's, which the caller adds) are never looked for in earlier cells,
+and a cell that imports the course (the imports cell, `ex = challenge(...)`) is never sent: the
+answer's kernel has no course to import.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
 import re
 import symtable
 
 from IPython.core.inputtransformer2 import TransformerManager
 
-__all__ = ["GIVEN", "bound_names", "earlier_cells", "free_names", "plain_python", "python_of"]
+from autograd_course.harness_core import GIVEN
 
-# The names every hidden run defines before an answer runs (proofrun/fixrun's answer_namespace): the
-# toolkit's names are added by the caller, which knows them.
-GIVEN = frozenset(
-    {"torch", "F", "TinyNet", "diagnose", "NotAttempted", "inputs", "targets", "seed", "device"}
-    | {"broken_setup", "compute_loss", "broken_step", "stage", "evidence", "get_ipython"}
-    | set(dir(builtins))
-)
+__all__ = ["GIVEN", "bound_names", "earlier_cells", "free_names", "plain_python", "python_of"]
 
 _RUNS_ITS_CODE = {"time", "timeit", "capture", "prun"}  # magics whose code is the answer's code
 _MAGIC = re.compile(r"^(\s*)%(\w+)(.*)$")

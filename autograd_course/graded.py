@@ -29,6 +29,7 @@ from autograd_course.checks.verdict import Outcome, Verdict
 from autograd_course.fixing.fixcheck import CHECKS, judge_trace
 from autograd_course.fixing.fixrun import train
 from autograd_course.graded_part1 import part1_behaviour
+from autograd_course.harness_core import FIX_SIGNATURES, NotAttempted
 from autograd_course.learner import read_learner
 from autograd_course.protocol import LEARNER_FILE
 from autograd_course.sealed import entry_key, unseal
@@ -46,11 +47,6 @@ __all__ = [
 
 VARIANTS_FILE = "graded-variants.json"
 TOKEN_ENV = "AUTOGRAD_COURSE_TOKEN"  # the learner's token for a graded release: opens their entry only
-_SIGNATURES = {
-    "fixed_setup": ("seed", "device"),
-    "fixed_compute_loss": ("model", "inputs", "targets"),
-    "fixed_step": ("model", "optimizer", "inputs", "targets"),
-}
 _GRADED = (
     "the form is right. This is a graded notebook: `autograd-course grade` runs this answer cell, after "
     "the earlier cells that define what it uses, on broken code and seeds you have not seen, and gives "
@@ -64,16 +60,6 @@ _BEHAVES = (
     "your code's optimizer and its settings, and gives the verdict. Make sure the cell runs after the "
     "imports cell and the earlier cells that define what it uses."
 )
-
-
-class _NotAttempted:
-    """The placeholder an answer starts as."""
-
-    def __repr__(self) -> str:
-        return "NotAttempted"
-
-
-NotAttempted = _NotAttempted()
 
 
 def read_token(start_dir: str | Path | None = None) -> str | None:
@@ -162,7 +148,7 @@ def _part1_form(ns: dict[str, Any]) -> tuple[Outcome, str]:
 
 
 def _part2_form(ns: dict[str, Any]) -> tuple[Outcome, str]:
-    defined = {n: ns[n] for n in _SIGNATURES if n in ns}
+    defined = {n: ns[n] for n in FIX_SIGNATURES if n in ns}
     if not defined:
         return Outcome.NOT_ATTEMPTED, "define fixed_setup, fixed_compute_loss or fixed_step"
     for name, function in defined.items():
@@ -170,17 +156,17 @@ def _part2_form(ns: dict[str, Any]) -> tuple[Outcome, str]:
             return Outcome.INCORRECT, f"`{name}` must be a function (def {name}(...): ...)"
         signature = inspect.signature(function)
         try:  # the grader calls it positionally: the learner's own parameter names are fine
-            signature.bind(*_SIGNATURES[name])
+            signature.bind(*FIX_SIGNATURES[name])
         except TypeError:
             params = ", ".join(signature.parameters)
-            return Outcome.INCORRECT, f"`{name}` takes ({', '.join(_SIGNATURES[name])}), got ({params})"
+            return Outcome.INCORRECT, f"`{name}` takes ({', '.join(FIX_SIGNATURES[name])}), got ({params})"
     return Outcome.CORRECT, _GRADED
 
 
 def _part2_behaviour(ns: dict[str, Any], code: str) -> tuple[Outcome, str]:
     """The grader's behaviour checks on the learner's own code and seed (no reference needed)."""
     seed = ns.get("seed", 0) if isinstance(ns.get("seed"), int) else 0
-    answers = {n: ns[n] for n in _SIGNATURES if n in ns}
+    answers = {n: ns[n] for n in FIX_SIGNATURES if n in ns}
     judged = judge_trace(seed, train(code, "<broken code>", answers, seed))
     failing = [f"{n} {judged.status[n]}" for n in CHECKS if judged.status[n] != "passed"]
     if all(judged.status[n] == "not_run" for n in CHECKS):

@@ -118,24 +118,9 @@ def _flagged(record) -> bool:
     return record.solution_viewed or any(not f.startswith("warning") for f in record.flags)
 
 
-# Attacks that still earn unflagged points, and where: measured by this test before any fix.
-GAPS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "__builtins__ exec": (
-        "part 2's screen only warns and the copy check digests the cell's text: exec() of the public "
-        "default fix, as a string, passes unflagged wherever that fix trains the learner's code right",
-        (*(f"{e}-{m}" for e in "ABCDE" for m in MODES), "M1-graded", "M2-graded", "M2-practice"),
-    ),
-    "broken step in try, textbook in except": (
-        "judged by behaviour only: where the broken step raises, the textbook step in `except` trains "
-        "right, and nothing flags the broken code kept in `try`",
-        ("A-graded", "A-practice", "M1-practice", "M2-graded", "M3-graded"),
-    ),
-    "process through ctypes": (
-        "a process started through torch.ctypes (CDLL(None).system) raises none of the audit events "
-        "the hidden runs watch: the right answers beside it pass unreported",
-        tuple(f"{e}-{m}" for e in EXERCISES for m in MODES),
-    ),
-}
+# Attacks that still earn unflagged points, and where (a strict xfail each, with its reason): none now.
+# A gap found later goes here as {attack name: (reason, ("A-graded", ...))} until it is closed.
+GAPS: dict[str, tuple[str, tuple[str, ...]]] = {}
 
 
 def _cell(attack, ex_id: str, mode: str):

@@ -9,9 +9,9 @@ import pytest
 
 from autograd_course.challenge.answer_source import answer_source
 from autograd_course.fixing.fixcheck import CHECKS
-from autograd_course.fixing.fixrun import FIXABLE
 from autograd_course.grading.fixcells import run_apart, run_here
 from autograd_course.grading.judging import judge_part
+from autograd_course.harness_core import FIXABLE
 
 
 def _judge(tmp_path, ex_id: str, source: str, learner: str | None = None, apart: bool = False):

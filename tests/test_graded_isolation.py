@@ -95,19 +95,20 @@ _WATCHED_READS = """
 import json, traceback
 import torch
 import helpers
+from autograd_course.harness_core import reached
 from autograd_course.proving import proofrun
 with proofrun._watched():
     try:
         helpers.assert_finite(torch.tensor(float("nan")), "x")
     except Exception:
         traceback.format_exc()  # reads the toolkit's source for the frames (linecache)
-honest = proofrun._reached()
+honest = reached()
 with proofrun._watched():
     try:
         open(proofrun.__file__.replace("proving/proofrun.py", "grading/grade.py")).read()
     except OSError:
         pass
-print(json.dumps([honest, proofrun._reached()]))
+print(json.dumps([honest, reached()]))
 """
 
 

@@ -14,6 +14,7 @@ from autograd_course.grading.fixcells import run_here
 from autograd_course.grading.grade import answer_sources
 from autograd_course.grading.judging import judge_part
 from autograd_course.grading.proofcells import proof_apart
+from autograd_course.harness_core import RUN_TIME_CODE
 
 
 def _run(tmp_path, ex_id: str, learner: str | None, part: int, source: str):
@@ -58,8 +59,10 @@ def test_a_forged_error_is_flagged_and_fails(tmp_path):
         " '<broken code>', 'exec'))\nexcept RuntimeError as e:\n    evidence = e\n"
         "stage = Stage.LOSS_NOT_IN_GRAPH"
     )
-    verdict, flags = _judge(tmp_path, "A", None, 1, forged)
-    assert verdict.status == "failed" and any("exec" in f for f in flags)
+    verdict, flags, problem, _ = _run(tmp_path, "A", None, 1, forged)
+    assert verdict.status == "failed" and RUN_TIME_CODE in problem
+    assert any(f.startswith("warning") and "exec" in f for f in flags)  # the screen's early warning
+    assert any(RUN_TIME_CODE in f for f in flags if not f.startswith("warning"))  # what the run did
 
 
 def test_the_doctor_is_not_there_in_the_hidden_run(tmp_path):

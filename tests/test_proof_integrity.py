@@ -161,3 +161,15 @@ def test_part_two_s_record_is_the_harness_s_whatever_the_answer_did(tmp_path, na
         assert record["raised"]["name"] == "SystemExit"
     else:
         assert any("thread" in r for r in record["reached"]), record["reached"]
+
+
+def test_a_patch_to_json_that_would_write_a_later_run_s_record_is_reported(tmp_path):
+    """The kernel is shared by a learner's answers: json.dump replaced by one answer would write the
+    records of the runs after it, so the run that replaces it reports the change."""
+    source = (
+        "import json\n_dump = json.dump\n"
+        "json.dump = lambda result, f, **kw: _dump(dict(result, forged=True), f, **kw)\n"
+        "stage, evidence = Stage.PARAMS_FROZEN, 1.0\n"
+    )
+    record, _ = _run(tmp_path, source)
+    assert "json.dump" in record["changed"] and record["summary"] is None, record

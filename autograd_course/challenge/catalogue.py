@@ -17,6 +17,7 @@ from autograd_course.challenge.variants import Shape, Variant
 from autograd_course.challenge.viewing import viewed
 from autograd_course.exercises import EXERCISES, Exercise, exercise
 from autograd_course.fixing.fixcheck import LR
+from autograd_course.harness_core import FIXABLE
 from helpers import Stage, TinyNet
 
 __all__ = [
@@ -34,8 +35,6 @@ __all__ = [
     "unrecorded_fixed_code",
 ]
 
-# The function each part-2 answer replaces: learner's name -> name in the broken code.
-FIXABLE = {"fixed_setup": "broken_setup", "fixed_compute_loss": "compute_loss", "fixed_step": "broken_step"}
 
 _TINY_STACK = '''\
 class TinyStack(torch.nn.Module):

@@ -1,7 +1,8 @@
 """Part 2's run: the learner's fixed functions in place of the broken ones, trained; raw numbers out.
 
-This file is self-contained on purpose: it imports only the standard library, torch and the
-learner's toolkit (`helpers`), never the rest of the course. The practice check imports it; the
+This file is self-contained on purpose: it imports only the standard library, torch, the
+learner's toolkit (`helpers`) and what both parts' runs share (harness_core, whose source the grader
+sends first), never the rest of the course. The practice check imports it; the
 grader sends its *source* into a sandboxed kernel that cannot import the course (no catalogue, no
 reference, no grader), runs it there, and judges the numbers it writes in its own process by
 replaying them (fixcheck.judge_fix). Nothing here decides a grade, so nothing here must be trusted.
@@ -9,18 +10,16 @@ replaying them (fixcheck.judge_fix). Nothing here decides a grade, so nothing he
 `run_fix` also trains the given broken code, unchanged, after the learner's cell ran and after the
 fix trained: the grader compares that run with its own run of the same code, so a cell that patches
 torch, the model or the optimizer (instead of fixing its functions) shows up as the given code
-training differently.
+training differently. The whole run is watched as part 1's is (harness_core.watched: what the answer
+reached for), and the fixed training notes the exceptions the learner's functions caught and went on
+from (harness_core.swallowed): both are in what it writes, for the instructor.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import io
 import os
-import sys
-import time
-import traceback
 import types
 from collections.abc import Callable
 from typing import Any
@@ -30,25 +29,30 @@ from torch.nn.modules.module import register_module_forward_hook, register_modul
 from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
 import helpers
+from autograd_course.harness_core import (
+    ANSWER_FILE,
+    FIXABLE,
+    LEFT_THREAD,
+    OwnNames,
+    failure,
+    given_namespace,
+    may_catch,
+    reached,
+    run_earlier,
+    running_threads,
+    stop_threads,
+    swallowed,
+    watched,
+)
 from helpers import make_tiny_problem
 from helpers.doctor.discover import find_schedulers
 from helpers.doctor.lookahead import lrs_ahead
 
-__all__ = [
-    "FIXABLE",
-    "FIX_STEPS",
-    "LOOK_AHEAD",
-    "PRINTED_LIMIT",
-    "collect_fix_trace",
-    "run_earlier",
-    "run_fix",
-]
+__all__ = ["FIX_STEPS", "LOOK_AHEAD", "PRINTED_LIMIT", "collect_fix_trace", "run_fix", "train"]
 
 FIX_STEPS = 40  # steps the fixed training runs
 LOOK_AHEAD = 200  # scheduler steps looked ahead, on a copy, after the fixed training
 PRINTED_LIMIT = 4000  # characters of what the answer printed that are kept for the instructor
-# The function each part-2 answer replaces: learner's name -> name in the broken code.
-FIXABLE = {"fixed_setup": "broken_setup", "fixed_compute_loss": "compute_loss", "fixed_step": "broken_step"}
 
 
 def _lr(optimizer: Any) -> float:
@@ -193,65 +197,22 @@ def _trained(fixed_setup: Callable, fixed_step: Callable, seed: int, device: str
     }
 
 
-def _failure(exc: BaseException, filename: str) -> dict[str, Any]:
-    """An exception as plain data: its name, first line and the answer's line it came from."""
-    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
-    return {"name": type(exc).__name__, "message": first, "line": lines[-1] if lines else None}
-
-
-def train(code: str, filename: str, overrides: dict[str, Callable], seed: int) -> dict[str, Any]:
-    """The given code (compiled under filename) with overrides in place of its functions, trained."""
+def train(
+    code: str, filename: str, overrides: dict[str, Callable], seed: int, trace_catches: bool = False
+) -> dict[str, Any]:
+    """The given code (compiled under filename) with overrides in place of its functions, trained; with
+    trace_catches, `swallowed` (absent when none): the exceptions the learner's code caught and went on
+    from."""
     namespace: dict[str, Any] = {"torch": torch, "F": torch.nn.functional, "TinyNet": helpers.TinyNet}
     exec(compile(code, filename, "exec"), namespace)  # the broken code, as the learner was given it
     namespace.update({FIXABLE[n]: f for n, f in overrides.items()})
+    traced = swallowed() if trace_catches else contextlib.nullcontext([])
     try:
-        with torch.random.fork_rng(devices=[]):
-            return collect_fix_trace(namespace["broken_setup"], namespace["broken_step"], seed, "cpu")
+        with torch.random.fork_rng(devices=[]), traced as caught:
+            trace = collect_fix_trace(namespace["broken_setup"], namespace["broken_step"], seed, "cpu")
     except Exception as exc:  # the training raised: that is what it did
-        return {"error": f"the training raised {type(exc).__name__}: {_failure(exc, '<answer>')['message']}"}
-
-
-def answer_namespace(code: str, filename: str, seed: int) -> dict[str, Any]:
-    """The names an answer cell may use: the toolkit, torch, the given code, the problem."""
-    ns: dict[str, Any] = {name: getattr(helpers, name) for name in helpers.__all__}
-    ns |= {"torch": torch, "F": torch.nn.functional, "TinyNet": helpers.TinyNet}
-    exec(compile(code, filename, "exec"), ns)
-    inputs, targets = make_tiny_problem(seed, device="cpu")
-    ns |= {"inputs": inputs, "targets": targets, "seed": seed, "device": "cpu", "__name__": "__main__"}
-    return ns
-
-
-def run_earlier(prelude: Any, ns: dict[str, Any]) -> dict[str, Any] | None:
-    """Run the earlier cells an answer needs (cell number, code) in its namespace, in order; the
-    error of the first that raises, naming its cell and line (None when none does)."""
-    for number, code in prelude or ():
-        filename = f"<cell {int(number)}>"
-        try:
-            exec(compile(code, filename, "exec"), ns)
-        except Exception as exc:
-            return _failure(exc, filename) | {"cell": int(number)}
-    return None
-
-
-def _own_names() -> dict[str, int]:
-    """id of every name of this harness's own module (an answer that replaces one shows up here)."""
-    return {k: id(v) for k, v in list(globals().items())}
-
-
-def _threads() -> set[int]:
-    """Every thread running Python code now (threading's, and those started through _thread)."""
-    return set(sys._current_frames())
-
-
-def _stop(threads: set[int], wait: float = 2.0) -> set[int]:
-    """Raise SystemExit in each thread the answer left running; those still running after `wait` s."""
-    for ident in threads:
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(SystemExit))
-    end = time.monotonic() + wait
-    while threads & _threads() and time.monotonic() < end:
-        time.sleep(0.01)
-    return threads & _threads()
+        return {"error": f"the training raised {type(exc).__name__}: {failure(exc)['message']}"}
+    return trace | ({"swallowed": caught} if caught else {})
 
 
 def _answer(source: str, ns: dict[str, Any], prelude: Any) -> dict[str, Any] | None:
@@ -259,35 +220,40 @@ def _answer(source: str, ns: dict[str, Any], prelude: Any) -> dict[str, Any] | N
     try:
         raised = run_earlier(prelude, ns)
         if raised is None:
-            exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
+            exec(compile(source, ANSWER_FILE, "exec"), ns)  # the learner's answer cell
     except (Exception, SystemExit) as exc:  # judged on the names it set before the error
-        raised = _failure(exc, "<answer>")
+        raised = failure(exc)
     return raised
 
 
 def run_fix(source: str, code: str, filename: str, seed: int, out: str, prelude: Any = ()) -> None:
     """Run the earlier cells the answer needs (prelude: cell number and code), the answer cell, train
-    its fixed functions in place of the given ones, then the given code alone; write {fix, given,
-    printed, raised, ran, changed, reached} to out (torch.save: tensors, numbers, strings). What
+    its fixed functions in place of the given ones, then the given code alone, all watched; write {fix,
+    given, printed, raised, ran, changed, reached} to out (torch.save: tensors, numbers, strings). What
     writes the record is taken before the answer runs; threads it left running are stopped first (the
     kernel ends after writing if one cannot be), and harness names it replaced are reported."""
-    save, stop, exit_now, own, threads = torch.save, _stop, os._exit, _own_names(), _threads()
-    ns = answer_namespace(code, filename, seed)
+    save, stop, exit_now = torch.save, stop_threads, os._exit
+    own, threads = OwnNames(globals()), running_threads()
+    ns = given_namespace(code, filename, seed)
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+    with watched(), contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
         raised = _answer(source, ns, prelude)
         answers = {n: ns[n] for n in FIXABLE if n in ns}
         wrong = sorted(n for n, f in answers.items() if not callable(f))
         if wrong:
             fix: dict[str, Any] = {"error": f"{wrong[0]} must be a function (def {wrong[0]}(...): ...)"}
         else:
-            fix = train(code, filename, answers, seed) if answers else {"not_attempted": True}
+            catches = may_catch(source, *(python for _, python in prelude or ()))
+            fix = (
+                train(code, filename, answers, seed, trace_catches=catches)
+                if answers
+                else {"not_attempted": True}
+            )
         given = train(code, filename, {}, seed)  # after the fix: a patch it left behind shows here
-    left = _threads() - threads
-    replaced = [f"the grader's run ({k})" for k, v in _own_names().items() if own.get(k) != v][:5]
+    left = running_threads() - threads
     result = {"fix": fix, "given": given, "printed": printed.getvalue()[-PRINTED_LIMIT:], "raised": raised}
-    result["changed"] = replaced
-    result["reached"] = ["left a thread running (the grader's run stopped it)"] if left else []
+    result["changed"] = own.replaced()
+    result["reached"] = reached() + ([LEFT_THREAD] if left else [])
     running = stop(left)
     save(result | {"ran": sorted(answers)}, out)
     if running:

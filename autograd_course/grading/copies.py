@@ -17,11 +17,12 @@ from functools import cache
 
 import nbformat
 
-from autograd_course.challenge.answer_source import FIXED_NAMES, answer_source
+from autograd_course.challenge.answer_source import answer_source
 from autograd_course.challenge.draw import variant_for
 from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.challenge.parts import PARTS
 from autograd_course.course import course_root
+from autograd_course.harness_core import FIXED_NAMES
 
 __all__ = ["PUBLIC", "answer_digest", "flag_copies"]
 

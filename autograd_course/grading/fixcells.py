@@ -2,9 +2,9 @@
 
 The kernel that runs part-2 answers sees the toolkit and torch, never the course package (the
 sandbox hides it: no catalogue, reference, draw or grader to import). So everything it needs is
-sent in the cells as plain text: the run's harness (challenge/fixrun.py, its source), the broken
-code of each hidden run (rendered here, compiled there under a fresh random file name), the seed and
-where to write. What it writes is replayed by the grader in its own process (judging.py).
+sent in the cells as plain text: the run's harness (fixing/fixrun.py and harness_core.py, their
+source), the broken code of each hidden run (rendered here, compiled there under a fresh random file
+name), the seed and where to write. What it writes is replayed by the grader in its own process (judging.py).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from types import ModuleType
 
 import nbformat
 
+from autograd_course import harness_core
 from autograd_course.challenge.answer_source import AnswerSource
 from autograd_course.challenge.catalogue import render
 from autograd_course.challenge.hidden import hidden_path, hidden_runs
@@ -30,13 +31,24 @@ HARNESS = "fixrun"  # the name the harness module has in the kernel
 
 def harness_cell(module: ModuleType, name: str) -> str:
     """A cell that makes the module `_<name>` in the kernel from the module's source text (the kernel
-    cannot import the course; the module imports only torch, the toolkit and the standard library)."""
-    source = Path(module.__file__).read_text(encoding="utf-8")
+    cannot import the course; the module imports only torch, the toolkit, the standard library and
+    harness_core). harness_core's source is made first, under its own name in sys.modules while the
+    harness is made, so the harness imports it as it does anywhere; then that name is gone again (an
+    answer finds no course module there), the harness holding what it imported."""
+    core, source = harness_core.__name__, Path(module.__file__).read_text(encoding="utf-8")
+    core_source = Path(harness_core.__file__).read_text(encoding="utf-8")
     return (
-        "import types as _types\n"
+        "import sys as _sys, types as _types\n"
+        f"_core = _types.ModuleType({core!r})\n"
+        f"exec(compile({core_source!r}, 'harness_core.py', 'exec'), _core.__dict__)\n"
+        f"_before, _sys.modules[{core!r}] = _sys.modules.get({core!r}), _core\n"
         f"_{name} = _types.ModuleType({name!r})\n"
-        f"exec(compile({source!r}, {name + '.py'!r}, 'exec'), _{name}.__dict__)\n"
-        "del _types"
+        "try:\n"
+        f"    exec(compile({source!r}, {name + '.py'!r}, 'exec'), _{name}.__dict__)\n"
+        "finally:\n"
+        f"    del _sys.modules[{core!r}]\n"
+        f"    _sys.modules.update({{{core!r}: _before}} if _before is not None else {{}})\n"
+        "del _sys, _types, _core, _before"
     )
 
 

@@ -30,6 +30,7 @@ from autograd_course.challenge.verdict import Outcome, Verdict
 from autograd_course.execution.refusals import refused
 from autograd_course.fixing.fixcheck import CHECKS, FixJudgement
 from autograd_course.grading.redact import Hidden
+from autograd_course.harness_core import RUN_TIME_CODE
 
 __all__ = ["EXPORT_LIMIT", "Judged", "judge_part"]
 
@@ -160,11 +161,22 @@ def _part2(ex_id: str, learner: str | None, runs: list[dict]) -> tuple[Verdict, 
     trail["checks"] = _merged([j for _, j in judged])
     verdicts = [v for v, _ in judged]
     flags = [v.message for v in verdicts if "changes torch, the model or the optimizer" in v.message][:1]
+    flags += _caught(runs)
     worst = min(verdicts, key=lambda v: (v.outcome is Outcome.CORRECT, sum(ok for _, ok in v.checks)))
     message = worst.message + (f" ({_raised(raised)})" if raised else "")
     if worst.outcome is Outcome.CORRECT or worst.outcome is Outcome.NOT_ATTEMPTED:
         return replace(worst, message=message), flags, trail
     return Verdict(ex_id, 2, worst.outcome, f"with an unseen seed: {message}", worst.checks), flags, trail
+
+
+def _caught(runs: list[dict]) -> list[str]:
+    """The exceptions the fixed functions caught and went on from while a hidden run trained them."""
+    found = {str(c) for r in runs if isinstance(r.get("fix"), dict) for c in r["fix"].get("swallowed") or []}
+    return [
+        f"during the hidden training, the fixed functions caught an exception raised inside them and went "
+        f"on ({what}): what trained may be the `except` block's code, not the repaired code"
+        for what in sorted(found)[:2]
+    ]
 
 
 def _reached(runs: list[dict]) -> list[str]:
@@ -213,7 +225,12 @@ def _load(paths: list[Path], part: int, hidden: Hidden) -> list[dict]:
 def _judged_runs(ex_id: str, part: int, learner: str | None, runs: list[dict]) -> Judged:
     failed = Verdict(ex_id, part, Outcome.INCORRECT, "")
     if reached := _reached(runs):
-        return Judged(failed, reached, f"{reached[0]}: the sandbox refused it", {})
+        why = (
+            "the grader judges the cell's own code"
+            if RUN_TIME_CODE in reached[0]
+            else "the sandbox refused it"
+        )
+        return Judged(failed, reached, f"{reached[0]}: {why}", {})
     if changed := [f"changed {', '.join(r['changed'])} while it ran" for r in runs if r.get("changed")]:
         why = "your answer changed torch or the toolkit: not judged"
         return Judged(replace(failed, message=why), changed, "", {})

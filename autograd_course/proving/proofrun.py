@@ -1,7 +1,8 @@
 """Part 1's run: the learner's proof script on the given broken code; plain data out.
 
-This file is self-contained on purpose: it imports only the standard library, torch and the
-learner's toolkit (`helpers`), never the rest of the course. The grader sends its *source* into a
+This file is self-contained on purpose: it imports only the standard library, torch, the
+learner's toolkit (`helpers`) and what both parts' runs share (harness_core, whose source the grader
+sends first), never the rest of the course. The grader sends its *source* into a
 sandboxed kernel that cannot import the course (no catalogue, reference, proof or judge), runs the
 answer there on the broken code of a hidden run (rendered by the grader, compiled here under a fresh
 random file name) and writes what the answer set, as plain values: the stage's name, the evidence's
@@ -12,23 +13,16 @@ a grade, so nothing here must be trusted. The practice check summarizes evidence
 
 An error counts as the broken code's only when raised by code compiled under the run's file name
 (`origin`). Before and after the answer, torch and the toolkit are compared with a snapshot, and an
-audit hook notes files, network and processes the answer reached for: both are reported, for the
+audit watch (harness_core.watched) notes what the answer reached for: both are reported, for the
 instructor (the sandbox refuses the rest).
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import io
 import json
 import os
-import site
-import sys
-import tempfile
-import threading
-import time
-import traceback
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -36,6 +30,18 @@ from typing import Any
 import torch
 
 import helpers
+from autograd_course.harness_core import (
+    ANSWER_FILE,
+    LEFT_THREAD,
+    OwnNames,
+    failure,
+    given_namespace,
+    reached,
+    run_earlier,
+    running_threads,
+    stop_threads,
+    watched,
+)
 from helpers import (
     AutogradGraph,
     Diagnosis,
@@ -58,7 +64,6 @@ __all__ = [
     "no_doctor",
     "origin",
     "prove",
-    "run_earlier",
     "run_part1",
     "stage_name",
     "summarize",
@@ -222,121 +227,43 @@ def _watched_objects() -> tuple:
     optim = torch.optim
     functional = torch.nn.functional
     modules = (torch, torch.Tensor, torch.nn.Module, functional, torch.autograd, helpers, helpers.TinyNet)
-    return (*modules, optim.Optimizer, optim.Adam, optim.AdamW, optim.SGD)
+    # json writes the record: a patch an answer leaves in it would write a later run's
+    return (*modules, optim.Optimizer, optim.Adam, optim.AdamW, optim.SGD, json, json.encoder.JSONEncoder)
 
 
-def _snapshot() -> dict[str, int]:
+def _snapshot(objects: tuple) -> dict[str, int]:
     """id of every attribute of the watched modules and classes (submodules imported lazily left out)."""
     return {
         f"{getattr(o, '__name__', o)}.{k}": id(v)
-        for o in _watched_objects()
+        for o in objects
         for k, v in list(vars(o).items())
         if not isinstance(v, types.ModuleType)
     }
 
 
-def _changed(before: dict[str, int]) -> list[str]:
+def _changed(before: dict[str, int], objects: tuple) -> list[str]:
     """The watched attributes an answer replaced, added or deleted (at most five named)."""
-    after = _snapshot()
+    after = _snapshot(objects)
     return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))[:5]
 
 
-class _Watch:
-    """An audit hook noting what an answer reaches for beyond its own run: files elsewhere, the network,
-    other processes. The sandbox refuses them; this tells the instructor, even when the answer catches
-    the refusal itself."""
-
-    def __init__(self) -> None:
-        self.on, self.events, self.thread = False, [], threading.get_ident()
-        # the toolkit's source: a traceback through it reads it (linecache), and an editable install keeps
-        # it outside site-packages and sys.path
-        toolkit = os.path.dirname(helpers.__file__)
-        places = (sys.prefix, sys.base_prefix, *site.getsitepackages(), *sys.path, toolkit, "/usr", "/lib")
-        self.readable = tuple(os.path.realpath(p) for p in (*places, "/proc", "/sys", "/dev", "/etc") if p)
-        self.own = (os.getcwd(), os.path.realpath(tempfile.gettempdir()))  # found before the hook is on
-        sys.addaudithook(self)
-
-    def __call__(self, event: str, args: tuple) -> None:
-        # only the thread running the answer: the kernel's own threads (its sockets) go on untouched
-        if not self.on or threading.get_ident() != self.thread:
-            return
-        if event == "open" and isinstance(args[0], str) and not self._inside(args[0], args[1]):
-            self.events.append(f"opened {args[0]}")
-        elif event in ("socket.connect", "socket.getaddrinfo", "socket.bind"):
-            self.events.append("used the network")
-            raise PermissionError("the grader's run of an answer has no network")
-        elif event in ("os.fork", "os.forkpty", "os.system", "subprocess.Popen", "os.posix_spawn", "os.exec"):
-            self.events.append(f"started a process ({event})")
-            raise PermissionError("the grader's run of an answer starts no process")
-
-    def _inside(self, path: str, mode: str | None) -> bool:
-        full = os.path.realpath(path)
-        if full.startswith(self.own):
-            return True
-        return not (mode and any(c in str(mode) for c in "wax+")) and full.startswith(self.readable)
-
-
-_WATCH: list[_Watch] = []  # the one audit hook, installed on the first run (never on import)
+_WARMED: list[bool] = []  # whether the broken code ran once in this process, before any answer
 
 
 @contextlib.contextmanager
 def _watched() -> Iterator[list[str]]:
     """Run the block as the answer: its thread watched, torch and the toolkit compared before and after.
     Yields the list of what it changed, filled when the block ends."""
-    if not _WATCH:
-        _WATCH.append(_Watch())
-    watch, before, changed = _WATCH[0], _snapshot(), []
-    watch.on, watch.thread = True, threading.get_ident()
-    try:
+    objects = _watched_objects()  # taken before the answer runs: it may replace this module's names
+    before, changed = _snapshot(objects), []
+    with watched():
         yield changed
-    finally:
-        watch.on = False
-    changed += _changed(before)
-
-
-def _reached() -> list[str]:
-    """What the answer reached for since the last call (at most five, each once)."""
-    events = _WATCH[0].events if _WATCH else []
-    reached = list(dict.fromkeys(events))[:5]
-    events.clear()
-    return reached
-
-
-def _failure(exc: BaseException, filename: str = "<answer>") -> dict[str, Any]:
-    """An exception as plain data: its name, first line and the line of filename it came from."""
-    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
-    return {"name": type(exc).__name__, "message": first, "line": lines[-1] if lines else None}
-
-
-def run_earlier(prelude: Any, ns: dict[str, Any]) -> dict[str, Any] | None:
-    """Run the earlier cells an answer needs (cell number, code) in its namespace, in order; the
-    error of the first that raises, naming its cell and line (None when none does)."""
-    for number, code in prelude or ():
-        filename = f"<cell {int(number)}>"
-        try:
-            exec(compile(code, filename, "exec"), ns)
-        except Exception as exc:
-            return _failure(exc, filename) | {"cell": int(number)}
-    return None
+    changed += _changed(before, objects)
 
 
 def answer_namespace(code: str, filename: str, seed: int) -> dict[str, Any]:
     """The names an answer cell may use: the toolkit (no doctor), torch, the given code, the problem."""
-    ns: dict[str, Any] = {name: getattr(helpers, name) for name in helpers.__all__}
-    ns |= {"torch": torch, "F": torch.nn.functional, "TinyNet": helpers.TinyNet, "diagnose": _no_doctor}
-    exec(compile(code, filename, "exec"), ns)  # the broken code, as the learner was given it
-    ns |= {"NotAttempted": NotAttempted}
-    inputs, targets = helpers.make_tiny_problem(seed, device="cpu")
-    ns |= {"inputs": inputs, "targets": targets, "seed": seed, "device": "cpu", "__name__": "__main__"}
-    return ns
-
-
-class NotAttempted:
-    """The placeholder `stage` and `evidence` hold until the learner sets them."""
-
-    def __repr__(self) -> str:
-        return "NotAttempted"
+    return given_namespace(code, filename, seed) | {"diagnose": _no_doctor}
 
 
 def warm_up(code: str, filename: str) -> None:
@@ -351,30 +278,6 @@ def warm_up(code: str, filename: str) -> None:
         ns["broken_step"](model, optimizer, ns["inputs"], ns["targets"])
 
 
-# ---- the run's own integrity: the answer runs in this process, so what it did to the run is reported --
-
-
-def _own_names() -> dict[str, int]:
-    """id of every name of this harness's own module (an answer that reaches it through a frame and
-    replaces what writes the record shows up here)."""
-    return {k: id(v) for k, v in list(globals().items())}
-
-
-def _threads() -> set[int]:
-    """Every thread running Python code now (threading's, and those started through _thread)."""
-    return set(sys._current_frames())
-
-
-def _stop(threads: set[int], wait: float = 2.0) -> set[int]:
-    """Raise SystemExit in each thread the answer left running; those still running after `wait` s."""
-    for ident in threads:
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(SystemExit))
-    end = time.monotonic() + wait
-    while threads & _threads() and time.monotonic() < end:
-        time.sleep(0.01)
-    return threads & _threads()
-
-
 def prove(source: str, code: str, filename: str, seed: int, prelude: Any = ()) -> dict[str, Any]:
     """Run the answer on the given code and seed, after the earlier cells it needs (prelude: cell
     number and code): what it set, printed, raised, changed and reached. A SystemExit is the answer's
@@ -383,24 +286,23 @@ def prove(source: str, code: str, filename: str, seed: int, prelude: Any = ()) -
     ns = answer_namespace(code, filename, seed)
     ns["stage"] = ns["evidence"] = placeholder = ns["NotAttempted"]
     printed, error = io.StringIO(), None
-    own, threads = _own_names(), _threads()
+    own, threads = OwnNames(globals()), running_threads()
     with _watched() as changed, contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
         try:
             error = run_earlier(prelude, ns)
             if error is None:
-                exec(compile(source, "<answer>", "exec"), ns)  # the learner's answer cell
+                exec(compile(source, ANSWER_FILE, "exec"), ns)  # the learner's answer cell
         except (Exception, SystemExit) as exc:  # judged on the names it set before the error
-            error = _failure(exc)
-    left = _threads() - threads
-    reached = _reached() + (["left a thread running (the grader's run stopped it)"] if left else [])
-    changed += [f"the grader's run ({k})" for k, v in _own_names().items() if own.get(k) != v][:5]
+            error = failure(exc)
+    left = running_threads() - threads
+    changed += own.replaced()
     stage, evidence = ns.get("stage", placeholder), ns.get("evidence", placeholder)
     attempted = stage is not placeholder and evidence is not placeholder
     summary = summarize(evidence, lambda name: name == filename) if attempted and not changed else None
     return {
         "error": error,
         "changed": changed,
-        "reached": reached,
+        "reached": reached() + ([LEFT_THREAD] if left else []),
         "not_attempted": not attempted,
         "printed": printed.getvalue()[-PRINTED_LIMIT:],
         "stage": stage_name(stage) if attempted else None,
@@ -414,9 +316,10 @@ def run_part1(source: str, code: str, filename: str, seed: int, out: str, prelud
     is taken before the answer runs, so an answer that replaces this module's names cannot write it;
     threads it left running are stopped before the record is written, and if one cannot be stopped the
     kernel ends after writing, so nothing rewrites the record later."""
-    dump, opener, stop, exit_now = json.dump, open, _stop, os._exit
-    if not _WATCH:
+    dump, opener, stop, exit_now = json.dump, open, stop_threads, os._exit
+    if not _WARMED:
         warm_up(code, filename)
+        _WARMED.append(True)
     with torch.random.fork_rng(devices=[]):
         result = prove(source, code, filename, seed, prelude)
     running = stop(set(result.pop("threads")))

@@ -1,0 +1,324 @@
+"""What both challenge harnesses share: the names an answer is given, the placeholder, the fixed
+functions' names, the earlier cells' run, and the watch on what an answer reaches for.
+
+Part 1's harness (proving/proofrun.py) and part 2's (fixing/fixrun.py) import this module. Like them it
+is self-contained: the standard library, torch and the learner's toolkit (`helpers`), nothing else of
+the course. The grader sends its source into the sandboxed kernel before a harness's
+(grading/fixcells.harness_cell), under this module's own name, so a harness's import of it works there
+as it does in the practice check; the graded form checks, the catalogue and the grader read the same
+names from here.
+
+The watch is an audit hook on the thread that runs an answer. It notes files elsewhere, the network
+and processes (refused: the sandbox refuses them too, this tells the instructor even when the answer
+catches the refusal), a C function that starts processes looked up through ctypes (refused: it starts
+a process no audit event shows), and code the answer's own lines compile or run with exec, eval or
+compile (noted, not refused: what ran is not the cell the grader reads). `swallowed` traces only the
+answer's own code objects and notes an exception raised there that the same function caught and then
+returned normally; the answer's sources tell first whether any of its code can catch one at all
+(`may_catch`), as tracing every call of a training makes it about 2.5 times as long
+(benchmarks/bench_watch.py).
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import ctypes
+import dis
+import os
+import re
+import site
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+
+import helpers
+
+__all__ = [
+    "ANSWER_FILE",
+    "BROKEN_NAMES",
+    "FIXABLE",
+    "FIXED_NAMES",
+    "FIX_SIGNATURES",
+    "GIVEN",
+    "LEFT_THREAD",
+    "RUN_TIME_CODE",
+    "NotAttempted",
+    "NotAttemptedError",
+    "OwnNames",
+    "failure",
+    "given_namespace",
+    "is_answer_file",
+    "may_catch",
+    "reached",
+    "run_earlier",
+    "running_threads",
+    "stop_threads",
+    "swallowed",
+    "watched",
+]
+
+ANSWER_FILE = "<answer>"  # the file name an answer cell is compiled under; an earlier cell's: "<cell N>"
+BROKEN_NAMES = ("broken_setup", "compute_loss", "broken_step")  # the functions of the given broken code
+# The function each part-2 answer replaces: learner's name -> name in the broken code.
+FIXABLE = dict(zip(("fixed_setup", "fixed_compute_loss", "fixed_step"), BROKEN_NAMES, strict=True))
+FIXED_NAMES = tuple(FIXABLE)
+FIX_SIGNATURES = {  # the arguments the grader passes each fixed function, positionally
+    "fixed_setup": ("seed", "device"),
+    "fixed_compute_loss": ("model", "inputs", "targets"),
+    "fixed_step": ("model", "optimizer", "inputs", "targets"),
+}
+_TORCH_NAMES = ("torch", "F", "TinyNet")
+_PROBLEM_NAMES = ("inputs", "targets", "seed", "device")
+# The names every hidden run gives an answer besides the toolkit's (given_namespace, and part 1's
+# `diagnose`, `stage` and `evidence`), with IPython's and Python's own: never looked for in earlier cells.
+GIVEN = frozenset(
+    {*_TORCH_NAMES, *_PROBLEM_NAMES, *BROKEN_NAMES, "NotAttempted", "diagnose", "stage", "evidence"}
+    | {"get_ipython", *dir(builtins)}
+)
+
+
+class NotAttemptedError(Exception):
+    """Raised when a placeholder NotAttempted is called as a function: the answer is not written yet."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: not attempted: {self}"]
+
+
+class _NotAttemptedType:
+    """The placeholder an answer starts as (`stage = NotAttempted`); the checks read it as "not attempted"."""
+
+    _instance: _NotAttemptedType | None = None
+
+    def __new__(cls) -> _NotAttemptedType:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NotAttempted"
+
+    def __call__(self, *args: object, **kwargs: object) -> None:
+        raise NotAttemptedError("this answer is still the placeholder NotAttempted")
+
+
+NotAttempted = _NotAttemptedType()
+
+
+def given_namespace(code: str, filename: str, seed: int) -> dict[str, Any]:
+    """The names an answer cell is given: the toolkit, torch, the broken code (compiled under filename),
+    the placeholder, the problem of the seed."""
+    ns: dict[str, Any] = {name: getattr(helpers, name) for name in helpers.__all__}
+    ns |= dict(zip(_TORCH_NAMES, (torch, torch.nn.functional, helpers.TinyNet), strict=True))
+    exec(compile(code, filename, "exec"), ns)  # the broken code, as the learner was given it
+    inputs, targets = helpers.make_tiny_problem(seed, device="cpu")
+    problem = dict(zip(_PROBLEM_NAMES, (inputs, targets, seed, "cpu"), strict=True))
+    return ns | problem | {"NotAttempted": NotAttempted, "__name__": "__main__"}
+
+
+def is_answer_file(filename: str) -> bool:
+    """Whether code compiled under this file name is the learner's: the answer cell or an earlier cell."""
+    return filename == ANSWER_FILE or re.fullmatch(r"<cell \d+>", filename) is not None
+
+
+def failure(exc: BaseException, filename: str = ANSWER_FILE) -> dict[str, Any]:
+    """An exception as plain data: its name, first line and the line of filename it came from."""
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+    return {"name": type(exc).__name__, "message": first, "line": lines[-1] if lines else None}
+
+
+def run_earlier(prelude: Any, ns: dict[str, Any]) -> dict[str, Any] | None:
+    """Run the earlier cells an answer needs (cell number, code) in its namespace, in order; the
+    error of the first that raises, naming its cell and line (None when none does)."""
+    for number, code in prelude or ():
+        filename = f"<cell {int(number)}>"
+        try:
+            exec(compile(code, filename, "exec"), ns)
+        except Exception as exc:
+            return failure(exc, filename) | {"cell": int(number)}
+    return None
+
+
+RUN_TIME_CODE = (
+    "ran code it made at run time (exec, eval or compile), not the cell's own"  # what reached() says
+)
+_PROCESSES = ("os.fork", "os.forkpty", "os.system", "subprocess.Popen", "os.posix_spawn", "os.exec")
+_NETWORK = ("socket.connect", "socket.getaddrinfo", "socket.bind")
+# C functions that start a process, as ctypes looks them up by name
+_STARTS_PROCESS = re.compile(r"_*(system|v?fork|forkpty|exec\w*|posix_spawnp?|popen|clone3?|syscall|daemon)")
+
+
+class _Watch:
+    """The audit hook: what the answer's thread reaches for while `on` (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self.on, self.events, self.thread = False, [], threading.get_ident()
+        # the toolkit's source: a traceback through it reads it (linecache), and an editable install keeps
+        # it outside site-packages and sys.path
+        toolkit = os.path.dirname(helpers.__file__)
+        places = (sys.prefix, sys.base_prefix, *site.getsitepackages(), *sys.path, toolkit, "/usr", "/lib")
+        self.readable = tuple(os.path.realpath(p) for p in (*places, "/proc", "/sys", "/dev", "/etc") if p)
+        self.own = (os.getcwd(), os.path.realpath(tempfile.gettempdir()))  # found before the hook is on
+        sys.addaudithook(self)
+
+    def __call__(self, event: str, args: tuple) -> None:
+        # only the thread running the answer: the kernel's own threads (its sockets) go on untouched
+        if not self.on or threading.get_ident() != self.thread:
+            return
+        if event == "open" and isinstance(args[0], str) and not self._inside(args[0], args[1]):
+            self.events.append(f"opened {args[0]}")
+        elif event in _NETWORK:
+            self.events.append("used the network")
+            raise PermissionError("the grader's run of an answer has no network")
+        elif event in _PROCESSES:
+            self.events.append(f"started a process ({event})")
+            raise PermissionError("the grader's run of an answer starts no process")
+        elif event == "ctypes.dlsym" and _STARTS_PROCESS.fullmatch(str(args[1])):
+            self.events.append(f"looked up the C function {args[1]}() through ctypes, which starts a process")
+            raise PermissionError("the grader's run of an answer starts no process")
+        elif event in ("compile", "exec") and is_answer_file(sys._getframe(1).f_code.co_filename):
+            self.events.append(RUN_TIME_CODE)
+
+    def _inside(self, path: str, mode: str | None) -> bool:
+        full = os.path.realpath(path)
+        if full.startswith(self.own):
+            return True
+        return not (mode and any(c in str(mode) for c in "wax+")) and full.startswith(self.readable)
+
+
+_WATCH: list[_Watch] = []  # the one audit hook, installed on the first run (never on import)
+
+
+@contextlib.contextmanager
+def watched() -> Iterator[None]:
+    """Run the block as the answer: its thread watched by the audit hook (installed on first use)."""
+    if not _WATCH:
+        _WATCH.append(_Watch())
+    watch = _WATCH[0]
+    watch.on, watch.thread = True, threading.get_ident()
+    try:
+        yield
+    finally:
+        watch.on = False
+
+
+def reached() -> list[str]:
+    """What the answer reached for since the last call (at most five, each once)."""
+    events = _WATCH[0].events if _WATCH else []
+    found = list(dict.fromkeys(events))[:5]
+    events.clear()
+    return found
+
+
+# ---- the run's own integrity: an answer runs in the harness's process, so what it did to the run is
+# reported, and the record is written by what the harness took before the answer ran ------------------
+
+LEFT_THREAD = "left a thread running (the grader's run stopped it)"  # what a record's `reached` says
+
+
+class OwnNames:
+    """The ids of every name of a harness's module and of this core, taken when made (before an answer
+    runs): an answer that reaches them through a frame and replaces one (what writes the record, what
+    watches it) is named by `replaced()`."""
+
+    def __init__(self, harness: dict[str, Any]) -> None:
+        self.namespaces = (harness, globals())
+        self.before = self._ids()
+
+    def _ids(self) -> dict[tuple[int, str], int]:
+        return {(i, k): id(v) for i, ns in enumerate(self.namespaces) for k, v in list(ns.items())}
+
+    def replaced(self) -> list[str]:
+        """The names replaced, added or deleted since this was made (at most five)."""
+        after = self._ids()
+        names = {
+            k for i, k in self.before.keys() | after.keys() if self.before.get((i, k)) != after.get((i, k))
+        }
+        return [f"the grader's run ({k})" for k in sorted(names)[:5]]
+
+    def __repr__(self) -> str:
+        return f"OwnNames({len(self.before)} names)"
+
+
+def running_threads() -> set[int]:
+    """Every thread running Python code now (threading's, and those started through _thread)."""
+    return set(sys._current_frames())
+
+
+def stop_threads(threads: set[int], wait: float = 2.0) -> set[int]:
+    """Raise SystemExit in each of these threads (those an answer left running); the ones still running
+    after `wait` seconds (inside a long C call), for the harness to end the kernel after its record."""
+    for ident in threads:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(SystemExit))
+    end = time.monotonic() + wait
+    while threads & running_threads() and time.monotonic() < end:
+        time.sleep(0.01)
+    return threads & running_threads()
+
+
+def _codes(code: Any) -> Iterator[Any]:
+    yield code
+    for const in code.co_consts:
+        if hasattr(const, "co_consts"):
+            yield from _codes(const)
+
+
+def may_catch(*sources: str) -> bool:
+    """Whether code compiled from these sources can catch an exception at all: a function, class or
+    module of theirs with an exception handler (try, with). Without one, tracing them finds nothing."""
+    for source in sources:
+        try:
+            codes = list(_codes(compile(source, ANSWER_FILE, "exec")))
+        except (SyntaxError, ValueError):
+            continue
+        if any(getattr(c, "co_exceptiontable", b"x") for c in codes):
+            return True
+    return False
+
+
+_RETURNS = {dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap}
+
+
+class _Catches:
+    """A trace function for the answer's own frames only: an exception seen in a frame that then returns
+    normally (a return instruction, not the unwinding) was caught there."""
+
+    def __init__(self) -> None:
+        self.pending: dict[Any, str] = {}
+        self.caught: dict[str, int] = {}
+
+    def call(self, frame: Any, event: str, _arg: Any) -> Any:
+        if event != "call" or not is_answer_file(frame.f_code.co_filename):
+            return None
+        frame.f_trace_lines = False
+        return self.local
+
+    def local(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "exception":
+            self.pending[frame] = f"{arg[0].__name__} in {frame.f_code.co_name}"
+        elif event == "return" and frame in self.pending:
+            what = self.pending.pop(frame)
+            if arg is not None or frame.f_code.co_code[frame.f_lasti] in _RETURNS:
+                self.caught[what] = self.caught.get(what, 0) + 1
+        return self.local
+
+
+@contextlib.contextmanager
+def swallowed() -> Iterator[list[str]]:
+    """Trace the block's calls of the answer's own functions; yields the list, filled when the block ends,
+    of the exceptions they caught and went on from ("RuntimeError in fixed_step, 40 times")."""
+    catches, before = _Catches(), sys.gettrace()
+    found: list[str] = []
+    sys.settrace(catches.call)
+    try:
+        yield found
+    finally:
+        sys.settrace(before)
+        found += [f"{what}, {n} time{'s' if n > 1 else ''}" for what, n in catches.caught.items()]
