@@ -57,6 +57,7 @@ __all__ = [
     "is_answer_file",
     "may_catch",
     "reached",
+    "run_answer",
     "run_earlier",
     "running_threads",
     "stop_threads",
@@ -146,6 +147,19 @@ def run_earlier(prelude: Any, ns: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def run_answer(source: str, ns: dict[str, Any], prelude: Any) -> dict[str, Any] | None:
+    """Run the earlier cells an answer needs, then the answer cell, in ns: the error that stopped them
+    (None when none did). A SystemExit is the answer's error like any other: the harness goes on to
+    write its own record."""
+    try:
+        error = run_earlier(prelude, ns)
+        if error is None:
+            exec(compile(source, ANSWER_FILE, "exec"), ns)  # the learner's answer cell
+    except (Exception, SystemExit) as exc:  # judged on the names it set before the error
+        error = failure(exc)
+    return error
+
+
 RUN_TIME_CODE = (
     "ran code it made at run time (exec, eval or compile), not the cell's own"  # what reached() says
 )
@@ -233,7 +247,12 @@ class OwnNames:
         self.before = self._ids()
 
     def _ids(self) -> dict[tuple[int, str], int]:
-        return {(i, k): id(v) for i, ns in enumerate(self.namespaces) for k, v in list(ns.items())}
+        return {  # leaves out itself: it is bound after it is made
+            (i, k): id(v)
+            for i, ns in enumerate(self.namespaces)
+            for k, v in list(ns.items())
+            if v is not self
+        }
 
     def replaced(self) -> list[str]:
         """The names replaced, added or deleted since this was made (at most five)."""

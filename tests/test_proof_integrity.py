@@ -173,3 +173,29 @@ def test_a_patch_to_json_that_would_write_a_later_run_s_record_is_reported(tmp_p
     )
     record, _ = _run(tmp_path, source)
     assert "json.dump" in record["changed"] and record["summary"] is None, record
+
+
+_TWO_RUNS = """
+import json, sys
+from autograd_course.proving import proofrun
+first, second, code, out = json.loads(sys.stdin.read())
+proofrun.run_part1(first, code, "<broken code a>", 3, out + ".first")
+proofrun.run_part1(second, code, "<broken code b>", 4, out)
+"""
+
+
+def test_a_harness_name_replaced_in_one_run_is_reported_in_every_later_run_of_the_kernel(tmp_path):
+    """A learner's answers share a kernel: an answer that replaces the harness's json forges nothing in
+    the runs after it, whose records are written by what the harness took when it was made and say so."""
+    out = tmp_path / "record.json"
+    first = ANSWERS["harness's json replaced"]
+    done = subprocess.run(
+        [sys.executable, "-c", _TWO_RUNS],
+        input=json.dumps([first, BUGS["B"].proof, render(variant_for(None, "B")), str(out)]),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    for record in (json.loads((tmp_path / "record.json.first").read_text()), json.loads(out.read_text())):
+        assert "forged" not in record and record["changed"] == ["the grader's run (json)"], record

@@ -30,7 +30,6 @@ from torch.optim.optimizer import register_optimizer_step_post_hook, register_op
 
 import helpers
 from autograd_course.harness_core import (
-    ANSWER_FILE,
     FIXABLE,
     LEFT_THREAD,
     OwnNames,
@@ -38,7 +37,7 @@ from autograd_course.harness_core import (
     given_namespace,
     may_catch,
     reached,
-    run_earlier,
+    run_answer,
     running_threads,
     stop_threads,
     swallowed,
@@ -215,29 +214,27 @@ def train(
     return trace | ({"swallowed": caught} if caught else {})
 
 
-def _answer(source: str, ns: dict[str, Any], prelude: Any) -> dict[str, Any] | None:
-    """Run the earlier cells the answer needs, then the answer cell: the error that stopped them."""
-    try:
-        raised = run_earlier(prelude, ns)
-        if raised is None:
-            exec(compile(source, ANSWER_FILE, "exec"), ns)  # the learner's answer cell
-    except (Exception, SystemExit) as exc:  # judged on the names it set before the error
-        raised = failure(exc)
-    return raised
-
-
-def run_fix(source: str, code: str, filename: str, seed: int, out: str, prelude: Any = ()) -> None:
+def run_fix(
+    source: str,
+    code: str,
+    filename: str,
+    seed: int,
+    out: str,
+    prelude: Any = (),
+    *,
+    _write: tuple = (torch.save, stop_threads, os._exit),
+) -> None:
     """Run the earlier cells the answer needs (prelude: cell number and code), the answer cell, train
     its fixed functions in place of the given ones, then the given code alone, all watched; write {fix,
     given, printed, raised, ran, changed, reached} to out (torch.save: tensors, numbers, strings). What
     writes the record is taken before the answer runs; threads it left running are stopped first (the
     kernel ends after writing if one cannot be), and harness names it replaced are reported."""
-    save, stop, exit_now = torch.save, stop_threads, os._exit
-    own, threads = OwnNames(globals()), running_threads()
+    save, stop, exit_now = _write  # taken when this module was made, before any answer ran
+    own, threads = _LOADED, running_threads()
     ns = given_namespace(code, filename, seed)
     printed = io.StringIO()
     with watched(), contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-        raised = _answer(source, ns, prelude)
+        raised = run_answer(source, ns, prelude)
         answers = {n: ns[n] for n in FIXABLE if n in ns}
         wrong = sorted(n for n, f in answers.items() if not callable(f))
         if wrong:
@@ -258,3 +255,8 @@ def run_fix(source: str, code: str, filename: str, seed: int, out: str, prelude:
     save(result | {"ran": sorted(answers)}, out)
     if running:
         exit_now(70)
+
+
+# This module's and the core's names as made, before any answer ran: every run reports a name an answer
+# replaced, in that run or in an earlier one in the same kernel (a learner's answers share one).
+_LOADED = OwnNames(globals())

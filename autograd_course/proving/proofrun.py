@@ -31,13 +31,11 @@ import torch
 
 import helpers
 from autograd_course.harness_core import (
-    ANSWER_FILE,
     LEFT_THREAD,
     OwnNames,
-    failure,
     given_namespace,
     reached,
-    run_earlier,
+    run_answer,
     running_threads,
     stop_threads,
     watched,
@@ -227,8 +225,12 @@ def _watched_objects() -> tuple:
     optim = torch.optim
     functional = torch.nn.functional
     modules = (torch, torch.Tensor, torch.nn.Module, functional, torch.autograd, helpers, helpers.TinyNet)
-    # json writes the record: a patch an answer leaves in it would write a later run's
-    return (*modules, optim.Optimizer, optim.Adam, optim.AdamW, optim.SGD, json, json.encoder.JSONEncoder)
+    # json writes the record: a patch an answer leaves in it would write a later run's (imported here, as
+    # an earlier answer may have rebound this module's own name `json`)
+    import json as json_module
+
+    encoder = json_module.encoder.JSONEncoder
+    return (*modules, optim.Optimizer, optim.Adam, optim.AdamW, optim.SGD, json_module, encoder)
 
 
 def _snapshot(objects: tuple) -> dict[str, int]:
@@ -286,14 +288,9 @@ def prove(source: str, code: str, filename: str, seed: int, prelude: Any = ()) -
     ns = answer_namespace(code, filename, seed)
     ns["stage"] = ns["evidence"] = placeholder = ns["NotAttempted"]
     printed, error = io.StringIO(), None
-    own, threads = OwnNames(globals()), running_threads()
+    own, threads = _LOADED, running_threads()
     with _watched() as changed, contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-        try:
-            error = run_earlier(prelude, ns)
-            if error is None:
-                exec(compile(source, ANSWER_FILE, "exec"), ns)  # the learner's answer cell
-        except (Exception, SystemExit) as exc:  # judged on the names it set before the error
-            error = failure(exc)
+        error = run_answer(source, ns, prelude)
     left = running_threads() - threads
     changed += own.replaced()
     stage, evidence = ns.get("stage", placeholder), ns.get("evidence", placeholder)
@@ -311,12 +308,22 @@ def prove(source: str, code: str, filename: str, seed: int, prelude: Any = ()) -
     }
 
 
-def run_part1(source: str, code: str, filename: str, seed: int, out: str, prelude: Any = ()) -> None:
+def run_part1(
+    source: str,
+    code: str,
+    filename: str,
+    seed: int,
+    out: str,
+    prelude: Any = (),
+    *,
+    _write: tuple = (json.dump, open, stop_threads, os._exit),
+) -> None:
     """One hidden run of a part-1 answer: write prove's plain data to out (JSON). What writes the record
-    is taken before the answer runs, so an answer that replaces this module's names cannot write it;
-    threads it left running are stopped before the record is written, and if one cannot be stopped the
-    kernel ends after writing, so nothing rewrites the record later."""
-    dump, opener, stop, exit_now = json.dump, open, stop_threads, os._exit
+    was taken when this module was made (`_write`), before any answer ran in its kernel, so an answer
+    that replaces this module's names cannot write this run's record or a later one's; threads it left
+    running are stopped before the record is written, and if one cannot be stopped the kernel ends
+    after writing, so nothing rewrites the record later."""
+    dump, opener, stop, exit_now = _write
     if not _WARMED:
         warm_up(code, filename)
         _WARMED.append(True)
@@ -327,3 +334,8 @@ def run_part1(source: str, code: str, filename: str, seed: int, out: str, prelud
         dump(result, f)
     if running:
         exit_now(70)
+
+
+# This module's and the core's names as made, before any answer ran: every run reports a name an answer
+# replaced, in that run or in an earlier one in the same kernel (a learner's answers share one).
+_LOADED = OwnNames(globals())
