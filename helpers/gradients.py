@@ -21,6 +21,7 @@ from helpers._stats import count_nonfinite, exact_norm, total_norm
 from helpers._tuned_norms import figures
 from helpers._validate import require_module, require_parameters
 from helpers._walk import model_tensors
+from helpers.parameters import norms_of
 from helpers.status import GradStatus
 
 __all__ = [
@@ -163,6 +164,15 @@ class GradientReport(Report):
         requires = list(map(attrgetter("requires_grad"), params))
         status = _statuses(requires, norm, in_optimizer, registered)
         super().__init__(list(map(GradientRow._make, zip(names, status, norm, rms, nan, inf))))
+        # a gradient norm of exactly 0 is the same at every seed: the tensors are kept (not read) so that
+        # `value_norms` can tell this run's model from another's where the gradients cannot
+        self._zero = {n: p for n, p, v in zip(names, params, norm) if v == 0.0}
+
+    @property
+    def value_norms(self) -> dict[str, float]:
+        """The value norms, now, of the tensors whose gradient norm was exactly 0 (one host read when
+        asked, none otherwise): zeros alone are the same on every run."""
+        return norms_of(self._zero.items()) if self._zero else {}
 
     def _notable(self) -> list[bool]:
         """A display of many rows never leaves out a row that is not OK or FROZEN, or holds NaN/Inf."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import torch
@@ -18,6 +19,7 @@ __all__ = [
     "ParameterRow",
     "ParameterSnapshot",
     "moved_elements",
+    "norms_of",
     "parameter_changes",
     "parameter_report",
     "snapshot_parameters",
@@ -75,8 +77,14 @@ def value_norms(model: nn.Module) -> dict[str, float]:
     """The L2 norm (float64) of each parameter's values, by name: one host read for the whole model.
     A parameter on the meta device holds no values and is left out."""
     require_module(model)
-    named = [(n, p) for n, p in model.named_parameters() if p.device.type != "meta"]
-    return dict(zip([n for n, _ in named], host_floats([_value_norm(p) for _, p in named])))
+    return norms_of(model.named_parameters())
+
+
+def norms_of(named: Iterable[tuple[str, torch.Tensor]]) -> dict[str, float]:
+    """The L2 norm (float64) of each named tensor's values, by name: one host read for all of them. A
+    tensor on the meta device holds no values and is left out."""
+    kept = [(n, p) for n, p in named if p.device.type != "meta"]
+    return dict(zip([n for n, _ in kept], host_floats([_value_norm(p) for _, p in kept])))
 
 
 _CHUNK = 1 << 18  # elements: a parameter's values (and |now - before|) are measured a chunk at a time

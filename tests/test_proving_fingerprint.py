@@ -8,6 +8,7 @@ import pickle
 
 import pytest
 
+import helpers
 from autograd_course.challenge import Variant
 from autograd_course.challenge.catalogue import build_broken
 from autograd_course.challenge.contract import judge_evidence
@@ -98,3 +99,45 @@ def test_the_summary_carries_the_norms_and_none_where_a_report_has_none():
     assert [r["norm"] for r in rows] == [report.value_norms[r["name"]] for r in rows]
     assert {r["norm"] for r in _summary(ParameterReport(report.rows))["rows"]} == {None}
     assert {r["norm"] for r in _summary(ParameterChanges(_changes("G", 5).rows))["rows"]} == {None}
+
+
+# Bug K (softmax over a one-output head): every gradient is exactly 0 on every seed, so the zeros alone
+# prove no run; a gradient report keeps the values of the tensors beside its zeros.
+def _k_report(seed: int):
+    code, model, optimizer, inputs, targets = _run("K", seed)
+    code["broken_step"](model, optimizer, inputs, targets)
+    return helpers.gradient_report(model)
+
+
+def _k_seed() -> int:
+    return hidden_runs("k-learner", "M1", 1)[0][1]
+
+
+def test_a_zero_gradient_report_of_the_hidden_runs_own_model_proves_bug_k():
+    seed = _k_seed()
+    report = _k_report(seed)
+    assert all(r.norm == 0.0 for r in report.rows) and set(report.value_norms) == set(report.status)
+    ok, message = judge_evidence(Variant("K"), seed, "GRAD_MAGNITUDE", summarize(report, lambda _: False))
+    assert ok, message
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        lambda: summarize(pickle.loads(pickle.dumps(_k_report(0))), lambda _: False),  # the public run's
+        lambda: {"type": "number", "value": 0.0},  # grad_norm(model), typed or measured
+        lambda: {"type": "list", "items": [{"type": "number", "value": 0.0}] * 2},
+    ],
+)
+def test_zeros_from_another_seed_or_typed_prove_nothing(forged):
+    ok, message = judge_evidence(Variant("K"), _k_seed(), "GRAD_MAGNITUDE", forged())
+    assert not ok, message
+
+
+def test_a_report_without_zero_gradients_reads_no_values():
+    _, model, _, inputs, _ = _run("A", 3)
+    model(inputs).sum().backward()
+    report = helpers.gradient_report(model)
+    with helpers.count_host_syncs() as reads:
+        assert report.value_norms == {}
+    assert reads.count == 0

@@ -357,7 +357,7 @@ BUGS: dict[str, Bug] = {
             _softmax,
             (
                 "The loss never changes. How big are the gradients?",
-                "gradient_report(model) or grad_norm(model) after one broken step.",
+                "gradient_report(model) after one broken step: its rows keep the values beside a zero.",
             ),
             _RUN + "broken_step(model, optimizer, inputs, targets)\n"
             "evidence = gradient_report(model)\nprint(evidence)\nstage = Stage.GRAD_MAGNITUDE\n",

@@ -314,6 +314,12 @@ def _refusal(summary: dict) -> str | None:
     for item in items:
         if item.get("type") in ("error", "NonFiniteError") and item.get("origin") not in RAISED_BY_CODE:
             return f"{describe(item)} was not raised by this notebook's code (typed by hand?): {_RUN_IT}"
+        if item.get("type") == "number" and item.get("value") == 0:
+            return (
+                "the number 0 is what a zero gradient norm is on every run of any code, typed or measured, "
+                "so it cannot show that this run produced it: keep the report the norms came from "
+                "(gradient_report), whose rows carry the values of the tensors beside a zero"
+            )
     kinds = {i.get("type") for i in items}
     if kinds <= {"Diagnosis", "answer"} and "Diagnosis" in kinds:
         return (

@@ -69,13 +69,17 @@ def _rows_match_grads(rows: list[dict], step: StepRecord) -> bool:
             return False
         if ref is not None and not close(r["norm"], ref["norm"]):
             return False
-    return True
+    # a gradient of exactly 0 is the same on every seed: the values of its tensor, beside it, are not
+    zeros = [r for r in rows if r["norm"] == 0.0]
+    moments = (step.norms_before, step.norms_after)
+    return not zeros or any(_norms_match(zeros, norms, "value_norm") for norms in moments)
 
 
-def _norms_match(rows: list[dict], norms: dict[str, float]) -> bool:
-    """Every row's value norm is the run's at one moment: what a report of this run's own model carries
-    (names and shapes are the same on every seed, and a layer that never moves moves at no seed)."""
-    return all(r["name"] in norms and close(r.get("norm"), norms[r["name"]]) for r in rows)
+def _norms_match(rows: list[dict], norms: dict[str, float], key: str = "norm") -> bool:
+    """Every row's value norm (under key) is the run's at one moment: what a report of this run's own
+    model carries (names and shapes are the same on every seed, and a layer that never moves moves at
+    no seed)."""
+    return all(r["name"] in norms and close(r.get(key), norms[r["name"]]) for r in rows)
 
 
 def _changes_match(rows: list[dict], step: StepRecord) -> bool:
@@ -222,7 +226,8 @@ KINDS: dict[str, Kind] = {
         ),
         Kind(
             "number",
-            lambda s, t, i: close(s["value"], _step(t, i).grad_norm),
+            # a norm of exactly 0 is the same on every seed, so it proves no run
+            lambda s, t, i: s["value"] != 0 and close(s["value"], _step(t, i).grad_norm),
             lambda s: f"the number {s['value']:.4g}",
         ),
     ]

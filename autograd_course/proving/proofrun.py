@@ -93,9 +93,17 @@ def _num(v: Any) -> float | None:
 
 
 def _grad_rows(report: Any, _is_broken: Callable) -> dict:
+    norms = getattr(report, "value_norms", {})  # beside a zero gradient: its values tell this run's model
     return {
         "rows": [
-            {"name": r.name, "status": r.status.name, "norm": _num(r.norm), "nan": r.nan, "inf": r.inf}
+            {
+                "name": r.name,
+                "status": r.status.name,
+                "norm": _num(r.norm),
+                "nan": r.nan,
+                "inf": r.inf,
+                "value_norm": _num(norms.get(r.name)),
+            }
             for r in report.rows
         ]
     }
