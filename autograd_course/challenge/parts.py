@@ -32,6 +32,7 @@ from autograd_course.fixing.fixcheck import (
     FIX_STEPS,
     FixJudgement,
     collect_fix_trace,
+    final_true_loss,
     judge_trace,
 )
 from autograd_course.global_rng import global_rng
@@ -48,6 +49,7 @@ __all__ = [
     "judge_part2",
     "part1_verdict",
     "part2_verdict",
+    "reference_reach",
     "reference_setup",
     "resolve_variant",
 ]
@@ -90,6 +92,17 @@ def reference_setup(variant: Variant, seed: int):
 
 
 @lru_cache(maxsize=64)
+def reference_reach(variant: Variant, seed: int) -> float:
+    """Where the code's intended training (the bug removed) ends on this seed: the true loss of its
+    last weights, run here with the reference code, never the learner's (loss_falls' yardstick)."""
+    namespace: dict = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
+    exec(compile(unrecorded_fixed_code(variant), "<reference training>", "exec"), namespace)
+    with global_rng():
+        trace = collect_fix_trace(namespace["broken_setup"], namespace["broken_step"], seed, "cpu")
+    return final_true_loss(seed, trace)
+
+
+@lru_cache(maxsize=64)
 def broken_trace(variant: Variant, seed: int) -> dict:
     """The grader's own training of the broken code (no learner code anywhere near it)."""
     code = build_broken(variant)
@@ -103,7 +116,9 @@ def broken_trace(variant: Variant, seed: int) -> dict:
 @lru_cache(maxsize=64)
 def broken_failures(variant: Variant, seed: int) -> tuple[str, ...]:
     """The part-2 checks the broken code itself fails: the only ones a partial fix earns points for."""
-    judged = judge_trace(seed, broken_trace(variant, seed), reference_setup(variant, seed))
+    judged = judge_trace(
+        seed, broken_trace(variant, seed), reference_setup(variant, seed), reference_reach(variant, seed)
+    )
     return tuple(name for name in CHECKS if judged.status[name] != "passed")
 
 
@@ -157,7 +172,7 @@ def judge_part2(
     if given is not None and (why := given_problem(chosen, seed, given)):
         message = f"{why}: your cell changes torch, the model or the optimizer; fix the functions instead"
         return Verdict(exercise_id, 2, Outcome.INCORRECT, message), FixJudgement(message=message)
-    judged = judge_trace(seed, trace, reference_setup(chosen, seed))
+    judged = judge_trace(seed, trace, reference_setup(chosen, seed), reference_reach(chosen, seed))
     ran = _ran(trace)
     if all(judged.status[n] == "passed" for n in CHECKS):
         return Verdict(exercise_id, 2, Outcome.CORRECT, judged.message + ran, judged.checks), judged
