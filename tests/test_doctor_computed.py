@@ -339,6 +339,64 @@ def test_a_buffer_weight_in_a_module_that_trains_nothing_of_its_own_is_a_fixed_o
     assert "0.weight" not in text
 
 
+class _Sampled(nn.Module):
+    """Features shifted by a sample drawn as buffer + exp(other buffer) * noise, then a trained layer."""
+
+    def __init__(self, names: tuple[str, str], use: bool = True) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.names, self.use = names, use
+        self.register_buffer(names[0], torch.randn(1, 4) * 0.1)
+        self.register_buffer(names[1], torch.full((1, 4), -1.0))
+        self.head = nn.Linear(4, 1)
+        self.noise = torch.randn(1, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        mean, spread = (getattr(self, n) for n in self.names)
+        return self.head(x + mean + spread.exp() * self.noise if self.use else x)
+
+
+def _sampled(names: tuple[str, str], use: bool = True):
+    return _mlp_step(lambda m: F.mse_loss(m(X), Y), model=_Sampled(names, use))
+
+
+def test_buffers_named_as_a_distributions_parameters_that_the_step_uses_are_named():
+    stage, text = _stage(*_sampled(("slot_mu", "slot_log_sigma")))
+    assert stage is Stage.PARAMS_UNREGISTERED
+    assert "slot_mu (used by add)" in text and "slot_log_sigma (used by exp)" in text
+    assert "head.weight, head.bias" in text and "nn.Parameter" in text
+    assert (
+        _stage(*_sampled(("slot_mu", "slot_log_sigma")), intended=["slot_mu", "slot_log_sigma"])[0]
+        is Stage.OK
+    )
+
+
+@pytest.mark.parametrize(
+    ("names", "use"),
+    [
+        (("prior_mu", "prior_log_sigma"), True),  # a fixed prior, by design
+        (("running_mu", "ema_logvar"), True),  # statistics kept by the model, not learned
+        (("shift", "log_spread"), True),  # named as neither a weight nor a distribution's parameter
+        (("menu", "sigmaless"), True),  # the words inside other words
+        (("slot_mu", "slot_log_sigma"), False),  # registered but never used in the step
+    ],
+)
+def test_other_buffers_in_a_sampling_module_stay_quiet(names, use):
+    assert _stage(*_sampled(names, use))[0] is Stage.OK
+
+
+def test_a_module_without_such_buffers_runs_its_step_with_no_function_mode():
+    def depths(model: nn.Module) -> set[int]:
+        seen, optimizer = set(), torch.optim.SGD(model.parameters(), lr=0.1)
+        inner = loss_step(optimizer, lambda: F.mse_loss(model(X), Y))
+        diagnose(lambda: (seen.add(torch._C._len_torch_function_stack()), inner())[1], model, optimizer)
+        return seen
+
+    assert depths(mlp()) == {0}  # no mode, no cost, where no buffer is named as a distribution's parameter
+    assert 1 in depths(_Sampled(("slot_mu", "slot_log_sigma")))  # the mode where it has work
+    assert torch._C._len_torch_function_stack() == 0  # and gone after
+
+
 def test_exploding_gradients_that_the_step_clips_say_the_norm_is_before_clipping():
     model = mlp()
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-9)

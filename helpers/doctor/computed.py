@@ -69,6 +69,7 @@ CHECKED = {
     "GRAD_MAGNITUDE": "torch.nn.utils clip calls: what they received, whether backward() had run before "
     "them and whether optimizer.step() had already run",
     "PARAMS_UNREGISTERED": "modules registered under several names, buffers named as weights that a "
-    "linear, convolution or embedding used as its weight in a module that trains parameters of its own",
+    "linear, convolution or embedding used as its weight, and buffers named as a distribution's "
+    "parameters (mu, sigma, logvar) that the step used, in a module that trains parameters of its own",
     "NOT_IN_OPTIMIZER": "leaves of the loss's graph outside the model that no optimizer holds",
 }

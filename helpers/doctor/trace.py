@@ -170,7 +170,7 @@ class StepTrace:
         self._hook_clips()
         self._replace(torch.autograd, ("backward",), lambda name, original: self._backward(original))
         self.losses.__enter__()
-        self.weights.__enter__()
+        self.weights.watch(self.model).__enter__()
         self._handles = [
             _optim.register_optimizer_step_pre_hook(self._on_step),
             register_module_forward_pre_hook(self._on_forward),

@@ -1,6 +1,6 @@
 """Where the trained state lives: one module under several names, a layer the loss uses that no
-optimizer holds, an Embedding(max_norm) that rewrites its weight in place, and half-precision
-parameters that Adam's update makes non-finite."""
+optimizer holds, learned values kept in buffers, an Embedding(max_norm) that rewrites its weight in
+place, and half-precision parameters that Adam's update makes non-finite."""
 
 from __future__ import annotations
 
@@ -125,6 +125,45 @@ def half_model_adam() -> Setup:
     return Setup(loss_step(optimizer, lambda: F.mse_loss(model(x), y)), model, optimizer)
 
 
+class _SlotAttention(nn.Module):
+    """Slot attention whose slot initialisation (a mean and a log-sigma) was registered as buffers."""
+
+    def __init__(self, dim: int = 8, slots: int = 3) -> None:
+        super().__init__()
+        self.slots, self.dim = slots, dim
+        self.norm_inputs = nn.LayerNorm(dim)
+        self.project_q = nn.Linear(dim, dim, bias=False)
+        self.project_k = nn.Linear(dim, dim, bias=False)
+        self.project_v = nn.Linear(dim, dim, bias=False)
+        self.update = nn.Linear(dim, dim)
+        gain = nn.init.calculate_gain("linear")
+        self.register_buffer("slots_mu", nn.init.xavier_uniform_(torch.zeros(1, 1, dim), gain=gain))
+        self.register_buffer("slots_log_sigma", nn.init.xavier_uniform_(torch.zeros(1, 1, dim), gain=gain))
+
+    def forward(self, inputs: torch.Tensor, noise: torch.Tensor) -> torch.Tensor:
+        inputs = self.norm_inputs(inputs)
+        k, v = self.project_k(inputs), self.project_v(inputs)
+        slots = self.slots_mu + self.slots_log_sigma.exp() * noise
+        for _ in range(2):
+            attn = F.softmax(self.project_q(slots) @ k.transpose(1, 2) * self.dim**-0.5, dim=1)
+            attn = attn / attn.sum(dim=-1, keepdim=True)
+            slots = slots + self.update(attn @ v)
+        return slots
+
+
+def slot_init_in_buffers() -> Setup:
+    # imbue-ai/slot_attention#8: slots_mu and slots_log_sigma are made with register_buffer and used
+    # as mu + exp(log_sigma) * noise; the paper (and the other implementations) learn them, and the
+    # reporter's checkpoints show them unchanged through training.
+    torch.manual_seed(0)
+    model = _SlotAttention()
+    optimizer = torch.optim.Adam(model.parameters(), lr=4e-4)
+    g = torch.Generator().manual_seed(9)
+    inputs, noise = torch.randn(2, 10, 8, generator=g), torch.randn(2, 3, 8, generator=g)
+    target = torch.randn(2, 3, 8, generator=g)
+    return Setup(loss_step(optimizer, lambda: F.mse_loss(model(inputs, noise), target)), model, optimizer)
+
+
 _OPTIMIZER_WROTE = ("optimizer.step() wrote", "eps=1e-08 is 0 in torch.float16")
 
 CASES: tuple[Case, ...] = (
@@ -172,6 +211,15 @@ CASES: tuple[Case, ...] = (
         ("Linear(in_features=8, out_features=5", "no optimizer holds"),
         lambda: classifier_in_the_loss_module(sgd=True),
         first_run="named",
+    ),
+    Case(
+        "slot_attention_slot_init_buffers",
+        "https://github.com/imbue-ai/slot_attention/issues/8",
+        "slots_mu and slots_log_sigma are registered with register_buffer, so training never updates them",
+        Stage.PARAMS_UNREGISTERED,
+        ("slots_mu", "slots_log_sigma", "register_buffer"),
+        slot_init_in_buffers,
+        first_run="OK",
     ),
     Case(
         "pytorch_embedding_max_norm_inplace",
