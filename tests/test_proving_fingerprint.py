@@ -132,6 +132,7 @@ def test_a_zero_gradient_report_of_the_hidden_runs_own_model_proves_bug_k():
 def test_zeros_from_another_seed_or_typed_prove_nothing(forged):
     ok, message = judge_evidence(Variant("K"), _k_seed(), "GRAD_MAGNITUDE", forged())
     assert not ok, message
+    assert "gradient_report" not in message  # the refusal says what the evidence lacks, not the answer
 
 
 def test_a_report_without_zero_gradients_reads_no_values():

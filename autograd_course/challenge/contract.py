@@ -317,8 +317,8 @@ def _refusal(summary: dict) -> str | None:
         if item.get("type") == "number" and item.get("value") == 0:
             return (
                 "the number 0 is what a zero gradient norm is on every run of any code, typed or measured, "
-                "so it cannot show that this run produced it: keep the report the norms came from "
-                "(gradient_report), whose rows carry the values of the tensors beside a zero"
+                "so it cannot show that this run produced it: keep the object your number came from, "
+                "which holds values only this run has"
             )
     kinds = {i.get("type") for i in items}
     if kinds <= {"Diagnosis", "answer"} and "Diagnosis" in kinds:
