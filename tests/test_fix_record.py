@@ -282,6 +282,16 @@ def test_the_grader_judges_a_malformed_file_incomplete(tmp_path, written, name):
     assert judged.verdict.status == "failed" and INCOMPLETE in judged.verdict.message, judged
 
 
+# Not a training, not exactly what the harness writes for an error or an untouched answer either.
+ODD = [{"not_attempted": torch.ones(3)}, {"not_attempted": 1}, {"error": 3}, {"error": "x", "params": 1}]
+ODD += [{1: 2}]
+
+
+@pytest.mark.parametrize("training", ODD)
+def test_a_malformed_error_or_not_attempted_is_incomplete(training):
+    assert list(unpacked(torch.load(io.BytesIO(_saved(training)), weights_only=True))) == ["incomplete"]
+
+
 @pytest.mark.parametrize("record", [None, [1, 2], torch.zeros(3), {"fix": 3}])
 def test_a_file_that_is_not_a_record_reads_as_incomplete_trainings(record):
     read = read_fix_record(_saved(record))

@@ -54,13 +54,15 @@ def unpacked(trained: Any) -> dict:
         return _unpacked(trained)
     except _Malformed as why:
         return {"incomplete": str(why)}
+    except Exception as exc:  # a check this module lacks: still incomplete, never the grader's error
+        return {"incomplete": f"unreadable ({type(exc).__name__})"}
 
 
 def _unpacked(trained: Any) -> dict:
     if not isinstance(trained, dict) or not all(type(k) is str for k in trained):
         raise _Malformed(f"a training is a dict of named fields, not {type(trained).__name__}")
     notes = {k: _sentences(trained[k], k) for k in NOTES if k in trained}
-    if trained == {"not_attempted": True}:
+    if set(trained) == {"not_attempted"} and trained["not_attempted"] is True:
         return {"not_attempted": True}
     if "error" in trained:
         _keys(trained, {"error", *NOTES}, {"error"})
