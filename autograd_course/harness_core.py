@@ -71,6 +71,7 @@ __all__ = [
     "swallowed",
     "untouched",
     "watched",
+    "watched_objects",
     "write_record",
 ]
 
@@ -299,6 +300,20 @@ def untouched(objects: Iterable[Any]) -> Untouched:
     imported meanwhile left out."""
     named = ((f"{getattr(o, '__name__', type(o).__name__)}.{{}}", vars(o)) for o in objects)
     return Untouched(named, submodules=True)
+
+
+def watched_objects() -> tuple:
+    """What an answer must leave as it is: torch, its tensors, modules (Linear too), functional and
+    autograd, the toolkit and its TinyNet, and every optimizer class of torch.optim. Each optimizer is
+    built once first, so torch's own wrapping of a class's step (on its first build) is done before a
+    snapshot is taken, not taken for the answer's."""
+    optim, nn = torch.optim, torch.nn
+    optimizers = [c for c in vars(optim).values() if isinstance(c, type) and issubclass(c, optim.Optimizer)]
+    for kind in optimizers:
+        with contextlib.suppress(Exception):
+            kind([torch.zeros(1, 1, requires_grad=True)])
+    objects = (torch, torch.Tensor, nn.Module, nn.Linear, nn.functional, torch.autograd, helpers)
+    return (*objects, helpers.TinyNet, *optimizers)
 
 
 def own_names(harness: dict[str, Any]) -> Untouched:

@@ -36,6 +36,7 @@ from autograd_course.harness_core import (
     run_answer,
     swallowed,
     untouched,
+    watched_objects,
     write_record,
 )
 from helpers import make_tiny_problem
@@ -72,36 +73,16 @@ def _made(made: Any) -> str | None:
     return None
 
 
-def _optimizer_classes() -> list[type]:
-    optim = torch.optim
-    return [c for c in vars(optim).values() if isinstance(c, type) and issubclass(c, optim.Optimizer)]
-
-
-def _watched_objects() -> tuple:
-    """What a fix must leave as it is, even for a moment: torch, its tensors, modules, functional and
-    autograd, the toolkit and its TinyNet, and every optimizer class of torch.optim."""
-    nn = torch.nn
-    objects = (torch, torch.Tensor, nn.Module, nn.Linear, nn.functional, torch.autograd, helpers)
-    return (*objects, helpers.TinyNet, *_optimizer_classes())
-
-
-def _warm_up() -> None:
-    """Build every optimizer once, so torch's own wrapping of each class's step is done before the watch."""
-    for kind in _optimizer_classes():
-        with contextlib.suppress(Exception):
-            kind([torch.zeros(1, 1, requires_grad=True)])
-
-
 class _Untouched:
-    """Whether the watched objects stay as they were while the fix runs (harness_core.untouched, made on
-    entering). Part 1 compares once, after the answer; here `look` compares after each call of the fix
-    and at every hook the training fires inside its calls (each module's forward, each gradient, each
-    optimizer step), so a patch the fix puts back before returning is seen while it is in place.
-    `changed` names what differed the first time something did."""
+    """Whether what an answer must leave as it is (harness_core.watched_objects, part 1's too) stays as
+    it was while the fix runs (harness_core.untouched, made on entering). Part 1 compares once, after
+    the answer; here `look` compares after each call of the fix and at every hook the training fires
+    inside its calls (each module's forward, each gradient, each optimizer step), so a patch the fix
+    puts back before returning is seen while it is in place. `changed` names what differed the first
+    time something did."""
 
     def __init__(self) -> None:
-        _warm_up()
-        self.before = untouched(_watched_objects())
+        self.before = untouched(watched_objects())
         self.changed: list[str] = []
         self.handles: list[Any] = []
 

@@ -32,6 +32,7 @@ from autograd_course.harness_core import (
     given_namespace,
     own_names,
     run_answer,
+    watched_objects,
     write_record,
 )
 from helpers import (
@@ -222,15 +223,12 @@ def no_doctor() -> None:
 
 
 def _watched_objects() -> tuple:
-    optim = torch.optim
-    functional = torch.nn.functional
-    modules = (torch, torch.Tensor, torch.nn.Module, functional, torch.autograd, helpers, helpers.TinyNet)
-    # json writes the record: a patch an answer leaves in it would write a later run's (imported here, as
-    # an earlier answer may have rebound this module's own name `json`)
+    """What part 2 watches too (harness_core.watched_objects), and json: it writes the record, so a patch
+    an answer leaves in it would write a later run's (imported here, as an earlier answer may have rebound
+    this module's own name `json`)."""
     import json as json_module
 
-    encoder = json_module.encoder.JSONEncoder
-    return (*modules, optim.Optimizer, optim.Adam, optim.AdamW, optim.SGD, json_module, encoder)
+    return (*watched_objects(), json_module, json_module.encoder.JSONEncoder)
 
 
 _WARMED: list[bool] = []  # whether the broken code ran once in this process, before any answer
@@ -245,8 +243,6 @@ def warm_up(code: str, filename: str) -> None:
     """Run the broken code once before the first answer, so torch's lazy set-up is not taken for an
     answer's change."""
     ns = answer_namespace(code, filename, 0)
-    for optimizer in (torch.optim.Adam, torch.optim.AdamW, torch.optim.SGD):  # the first one wraps step
-        optimizer([torch.zeros(1, requires_grad=True)], lr=0.1)
     with torch.random.fork_rng(devices=[]), contextlib.suppress(Exception):
         model, optimizer = ns["broken_setup"](0, "cpu")
         summarize(helpers.gradient_report(model), lambda _: False)
