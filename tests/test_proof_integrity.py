@@ -263,3 +263,13 @@ def test_a_patch_that_says_it_is_equal_is_seen_while_the_fix_runs():
 
     trace = fixrun.collect_fix_trace(given["broken_setup"], patched_step, 0, "cpu")
     assert trace.get("patched") == ["Adam.step"], trace.get("patched")
+
+
+def test_part_one_watches_what_part_two_does_and_an_optimizer_built_first_is_no_change(tmp_path):
+    """Both parts leave torch's optimizer classes and nn.Linear as they are (harness_core.watched_objects):
+    a part-1 answer that replaces RMSprop's step is named; one that only builds an RMSprop, for the first
+    time in the kernel, changes nothing (torch wraps a class's step when it is first built)."""
+    proof = "stage, evidence = Stage.PARAMS_FROZEN, 1.0\n"
+    built, _ = _run(tmp_path, "torch.optim.RMSprop(broken_setup(seed, device)[0].parameters())\n" + proof)
+    patched, _ = _run(tmp_path, "torch.optim.RMSprop.step = lambda self, closure=None: None\n" + proof)
+    assert built["changed"] == [] and patched["changed"] == ["RMSprop.step"], (built, patched)
