@@ -1,5 +1,6 @@
 """What both challenge harnesses share: the names an answer is given, the placeholder, the fixed
-functions' names, the earlier cells' run, and the watch on what an answer reaches for.
+functions' names, the earlier cells' run, the watch on what an answer reaches for, the snapshot of what
+it replaced (`Untouched`), and how a run ends with its record written (`answer_run`, `write_record`).
 
 Part 1's harness (proving/proofrun.py) and part 2's (fixing/fixrun.py) import this module. Like them it
 is self-contained: the standard library, torch and the learner's toolkit (`helpers`), nothing else of
@@ -25,6 +26,8 @@ import builtins
 import contextlib
 import ctypes
 import dis
+import io
+import operator
 import os
 import re
 import site
@@ -33,7 +36,8 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+import types
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import torch
@@ -48,21 +52,27 @@ __all__ = [
     "FIX_SIGNATURES",
     "GIVEN",
     "LEFT_THREAD",
+    "PRINTED_LIMIT",
     "RUN_TIME_CODE",
     "NotAttempted",
     "NotAttemptedError",
-    "OwnNames",
+    "Untouched",
+    "answer_run",
     "failure",
     "given_namespace",
     "is_answer_file",
     "may_catch",
+    "own_names",
     "reached",
     "run_answer",
     "run_earlier",
     "running_threads",
     "stop_threads",
     "swallowed",
+    "untouched",
     "watched",
+    "watched_objects",
+    "write_record",
 ]
 
 ANSWER_FILE = "<answer>"  # the file name an answer cell is compiled under; an earlier cell's: "<cell N>"
@@ -160,6 +170,7 @@ def run_answer(source: str, ns: dict[str, Any], prelude: Any) -> dict[str, Any] 
     return error
 
 
+PRINTED_LIMIT = 4000  # characters of what an answer printed that a run keeps for the instructor
 RUN_TIME_CODE = (
     "ran code it made at run time (exec, eval or compile), not the cell's own"  # what reached() says
 )
@@ -237,33 +248,79 @@ def reached() -> list[str]:
 LEFT_THREAD = "left a thread running (the grader's run stopped it)"  # what a record's `reached` says
 
 
-class OwnNames:
-    """The ids of every name of a harness's module and of this core, taken when made (before an answer
-    runs): an answer that reaches them through a frame and replaces one (what writes the record, what
-    watches it) is named by `replaced()`."""
+class Untouched:
+    """What the names of some namespaces (a module's or a class's attributes, a module's globals) are bound
+    to when this is made, each object held, not its id (a freed object's id is handed on). `differ()` names
+    those bound to another object now, added or deleted, compared by identity: a replacement whose `==`
+    says equal is still one. Each namespace comes with how its names are reported (`form`, "{}" for the
+    name). With `submodules`, a name bound to a module now and before (or only now: a submodule imported
+    meanwhile, as torch's lazy imports do) is left out. A name bound to this snapshot itself is left out:
+    it is bound after it is made."""
 
-    def __init__(self, harness: dict[str, Any]) -> None:
-        self.namespaces = (harness, globals())
-        self.before = self._ids()
-
-    def _ids(self) -> dict[tuple[int, str], int]:
-        return {  # leaves out itself: it is bound after it is made
-            (i, k): id(v)
-            for i, ns in enumerate(self.namespaces)
-            for k, v in list(ns.items())
-            if v is not self
-        }
-
-    def replaced(self) -> list[str]:
-        """The names replaced, added or deleted since this was made (at most five)."""
-        after = self._ids()
-        names = {
-            k for i, k in self.before.keys() | after.keys() if self.before.get((i, k)) != after.get((i, k))
-        }
-        return [f"the grader's run ({k})" for k in sorted(names)[:5]]
+    def __init__(self, namespaces: Iterable[tuple[str, Mapping[str, Any]]], *, submodules: bool) -> None:
+        self.saved = [(form, names, dict(names)) for form, names in namespaces]
+        self.submodules = submodules
 
     def __repr__(self) -> str:
-        return f"OwnNames({len(self.before)} names)"
+        return f"Untouched({sum(len(saved) for _, _, saved in self.saved)} names)"
+
+    def differ(self) -> list[str]:
+        """The names bound to another object than when this was made, added or deleted (at most five)."""
+        found = []
+        for form, names, saved in self.saved:
+            if _same(names, saved):  # the common case, compared without a Python step per name
+                continue
+            now = dict(names)
+            differs, absent = self._differs, _ABSENT
+            keys = now.keys() | saved.keys()
+            found += [form.format(k) for k in keys if differs(now.get(k, absent), saved.get(k, absent))]
+        return sorted(found)[:5]
+
+    def _differs(self, now: Any, then: Any) -> bool:
+        if now is then or now is self:
+            return False
+        imported = isinstance(now, types.ModuleType) and (
+            then is _ABSENT or isinstance(then, types.ModuleType)
+        )
+        return not (self.submodules and imported)
+
+
+_ABSENT = object()  # what a name that is not bound is compared as
+
+
+def _same(now: Mapping[str, Any], saved: dict[str, Any]) -> bool:
+    """Whether every name of now is bound to the very object it was, in the same order (C loops only)."""
+    if len(now) != len(saved):
+        return False
+    return all(map(operator.is_, now, saved)) and all(map(operator.is_, now.values(), saved.values()))
+
+
+def untouched(objects: Iterable[Any]) -> Untouched:
+    """The attributes of these modules and classes as they are now, reported as "Owner.name"; submodules
+    imported meanwhile left out."""
+    named = ((f"{getattr(o, '__name__', type(o).__name__)}.{{}}", vars(o)) for o in objects)
+    return Untouched(named, submodules=True)
+
+
+def watched_objects() -> tuple:
+    """What an answer must leave as it is: torch, its tensors, modules (Linear too), functional and
+    autograd, the toolkit and its TinyNet, and every optimizer class of torch.optim. Each optimizer is
+    built once first, so torch's own wrapping of a class's step (on its first build) is done before a
+    snapshot is taken, not taken for the answer's."""
+    optim, nn = torch.optim, torch.nn
+    optimizers = [c for c in vars(optim).values() if isinstance(c, type) and issubclass(c, optim.Optimizer)]
+    for kind in optimizers:
+        with contextlib.suppress(Exception):
+            kind([torch.zeros(1, 1, requires_grad=True)])
+    objects = (torch, torch.Tensor, nn.Module, nn.Linear, nn.functional, torch.autograd, helpers)
+    return (*objects, helpers.TinyNet, *optimizers)
+
+
+def own_names(harness: dict[str, Any]) -> Untouched:
+    """Every name of a harness's module and of this core as made (before an answer runs): an answer that
+    reaches them through a frame and replaces one (what writes the record, what watches it) is named,
+    as "the grader's run (name)"."""
+    return Untouched((("the grader's run ({})", ns) for ns in (harness, globals())), submodules=False)
 
 
 def running_threads() -> set[int]:
@@ -280,6 +337,45 @@ def stop_threads(threads: set[int], wait: float = 2.0) -> set[int]:
     while threads & running_threads() and time.monotonic() < end:
         time.sleep(0.01)
     return threads & running_threads()
+
+
+@contextlib.contextmanager
+def answer_run(own: Untouched, objects: tuple = ()) -> Iterator[dict[str, Any]]:
+    """Run the block as the answer: its thread watched, what it prints kept, these objects' attributes
+    compared before and after. Yields a dict, filled when the block ends: `printed` (its last
+    PRINTED_LIMIT characters), `changed` (the attributes of objects and the harness's own names it
+    replaced), `reached` (what it reached for, and LEFT_THREAD) and `threads` (the ids of those it left
+    running, for write_record to stop)."""
+    found: dict[str, Any] = {}
+    threads, printed, before = running_threads(), io.StringIO(), untouched(objects)
+    with watched(), contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        yield found
+    left = running_threads() - threads
+    found["printed"] = printed.getvalue()[-PRINTED_LIMIT:]
+    found["changed"] = before.differ() + own.differ()
+    found["reached"] = reached() + ([LEFT_THREAD] if left else [])
+    found["threads"] = sorted(left)
+
+
+def write_record(
+    record: dict[str, Any],
+    out: str,
+    write: Callable[[Any, str], Any],
+    *,
+    _end: tuple = (stop_threads, os._exit),
+) -> None:
+    """How every hidden run ends, whatever its answer did: the threads it left running (the record's
+    `threads`, from answer_run, not written) are stopped, the record is written (`write(record, out)`),
+    and if a thread could not be stopped the kernel ends (status 70), so nothing rewrites it later.
+    What writes it is taken before any answer runs: `write` from a default argument of the harness's
+    run, the rest from this function's own, bound when the core is made. An answer that later replaces
+    json.dump, open, torch.save or a name of a harness or of this core changes nothing of how a record
+    is written (and the run's `changed` names what it replaced)."""
+    stop, exit_now = _end
+    running = stop(set(record.pop("threads")))
+    write(record, out)
+    if running:
+        exit_now(70)
 
 
 def _codes(code: Any) -> Iterator[Any]:

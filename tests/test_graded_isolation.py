@@ -95,15 +95,15 @@ _WATCHED_READS = """
 import json, traceback
 import torch
 import helpers
-from autograd_course.harness_core import reached
+from autograd_course.harness_core import reached, watched
 from autograd_course.proving import proofrun
-with proofrun._watched():
+with watched():
     try:
         helpers.assert_finite(torch.tensor(float("nan")), "x")
     except Exception:
         traceback.format_exc()  # reads the toolkit's source for the frames (linecache)
 honest = reached()
-with proofrun._watched():
+with watched():
     try:
         open(proofrun.__file__.replace("proving/proofrun.py", "grading/grade.py")).read()
     except OSError:

@@ -1,9 +1,11 @@
-"""Part 1's run writes its own record however the answer beside it behaves.
+"""Each part's run writes its own record however the answer beside it behaves.
 
-The answer runs in the harness's process (proving/proofrun.py), so it can reach the harness through a
-frame, leave a thread behind, or raise SystemExit. Each case runs `run_part1` in a fresh process, as
-the grader's kernel does, with an answer that first writes a forged record of its own; the record left
-afterwards must be the harness's, saying what the answer did. An honest proof beside them is untouched.
+The answer runs in the harness's process (proving/proofrun.py, fixing/fixrun.py), so it can reach the
+harness through a frame, leave a thread behind, or raise SystemExit. Each case runs `run_part1` or
+`run_fix` in a fresh process, as the grader's kernel does, with an answer that first writes a forged
+record of its own; the record left afterwards must be the harness's, saying what the answer did. An
+honest proof beside them is untouched. What an answer replaced is found by one snapshot
+(harness_core.Untouched), tested here on its own too.
 """
 
 from __future__ import annotations
@@ -11,12 +13,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
+import torch
 
 from autograd_course.challenge import BUGS, variant_for
 from autograd_course.challenge.catalogue import render
+from autograd_course.fixing import fixrun
+from autograd_course.harness_core import Untouched, given_namespace, untouched
 
 FORGED = {"stage": "PARAMS_FROZEN", "summary": {"type": "number", "value": 1.0}, "forged": True}
 
@@ -59,16 +65,17 @@ print("kernel still running")
 """
 
 
+def _kernel(script: str, *payload: str) -> subprocess.CompletedProcess:
+    """Run script in a fresh Python process, as the grader's kernel runs a harness, the payload (strings:
+    answers, the broken code, the record's path) given on stdin as one JSON list."""
+    return subprocess.run(
+        [sys.executable, "-c", script], input=json.dumps(payload), capture_output=True, text=True, timeout=180
+    )
+
+
 def _run(tmp_path: Path, source: str) -> tuple[dict, str]:
     out = tmp_path / "record.json"
-    code = render(variant_for(None, "B"))
-    done = subprocess.run(
-        [sys.executable, "-c", _RUN],
-        input=json.dumps([source, code, str(out)]),
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    done = _kernel(_RUN, source, render(variant_for(None, "B")), str(out))
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(out.read_text()), done.stdout
 
@@ -104,13 +111,7 @@ def test_a_thread_that_cannot_be_stopped_ends_the_kernel_after_the_record_is_wri
         "threading.Thread(target=_later, daemon=True).start()\n"
         "stage, evidence = Stage.PARAMS_FROZEN, 1.0\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", _RUN],
-        input=json.dumps([source, render(variant_for(None, "B")), str(out)]),
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    done = _kernel(_RUN, source, render(variant_for(None, "B")), str(out))
     assert done.returncode == 70, (done.returncode, done.stderr[-2000:])
     record = json.loads(out.read_text())
     assert "forged" not in record and any("thread" in r for r in record["reached"]), record
@@ -142,16 +143,8 @@ print("kernel still running")
 
 @pytest.mark.parametrize("name", list(PART2))
 def test_part_two_s_record_is_the_harness_s_whatever_the_answer_did(tmp_path, name):
-    import torch
-
     out = tmp_path / "record.pt"
-    done = subprocess.run(
-        [sys.executable, "-c", _RUN_FIX],
-        input=json.dumps([PART2[name], render(variant_for(None, "A")), str(out)]),
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    done = _kernel(_RUN_FIX, PART2[name], render(variant_for(None, "A")), str(out))
     assert done.returncode == 0 and "kernel still running" in done.stdout, done.stderr[-2000:]
     record = torch.load(out, weights_only=True)
     assert "forged" not in record and "given" in record, record
@@ -189,13 +182,94 @@ def test_a_harness_name_replaced_in_one_run_is_reported_in_every_later_run_of_th
     the runs after it, whose records are written by what the harness took when it was made and say so."""
     out = tmp_path / "record.json"
     first = ANSWERS["harness's json replaced"]
-    done = subprocess.run(
-        [sys.executable, "-c", _TWO_RUNS],
-        input=json.dumps([first, BUGS["B"].proof, render(variant_for(None, "B")), str(out)]),
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    done = _kernel(_TWO_RUNS, first, BUGS["B"].proof, render(variant_for(None, "B")), str(out))
     assert done.returncode == 0, done.stderr[-2000:]
     for record in (json.loads((tmp_path / "record.json.first").read_text()), json.loads(out.read_text())):
         assert "forged" not in record and record["changed"] == ["the grader's run (json)"], record
+
+
+class _SaysEqual:
+    """A stand-in that says it equals whatever it is compared with, and calls what it wraps."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+    def __get__(self, obj, owner=None):
+        return self.wrapped.__get__(obj, owner)
+
+    def __call__(self, *args, **kwargs):
+        return self.wrapped(*args, **kwargs)
+
+
+def _module(**names) -> types.ModuleType:
+    module = types.ModuleType("m")
+    vars(module).update(names)
+    return module
+
+
+def test_the_snapshot_names_what_was_replaced_added_or_deleted_and_nothing_else():
+    module = _module(kept=len, replaced=abs, deleted=min)
+    before = untouched([module])
+    assert before.differ() == []
+    module.replaced, module.added = (lambda x: x), 1
+    del module.deleted
+    assert before.differ() == ["m.added", "m.deleted", "m.replaced"]
+
+
+def test_a_replacement_that_says_it_is_equal_is_still_named():
+    module = _module(step=len)
+    before = untouched([module])
+    module.step = _SaysEqual(len)
+    assert before.differ() == ["m.step"]
+
+
+def test_a_new_object_at_a_freed_object_s_address_is_still_named():
+    """The snapshot holds what each name was bound to, so a replacement made after the old object is
+    deleted cannot take its address (and its id) and pass for it."""
+    module = _module(made=type("Made", (), {})())
+    before = untouched([module])
+    del module.made
+    module.made = type(before.saved[0][2]["made"])()
+    assert before.differ() == ["m.made"]
+
+
+def test_a_submodule_imported_meanwhile_is_no_change_unless_the_names_are_the_harness_s():
+    module, submodule = _module(), types.ModuleType("m.sub")
+    watched, own = untouched([module]), Untouched([("the grader's run ({})", vars(module))], submodules=False)
+    module.sub = submodule
+    assert watched.differ() == [] and own.differ() == ["the grader's run (sub)"]
+    module.sub = len
+    assert watched.differ() == ["m.sub"]
+
+
+def test_a_patch_that_says_it_is_equal_is_seen_while_the_fix_runs():
+    """Part 2 compares while the fix trains: a stand-in for Adam.step that passes for the original under
+    `==`, put back before the step returns, is named as a patch all the same."""
+    given = given_namespace(render(variant_for(None, "B")), "<broken code>", 0)  # trains with Adam
+    adam = torch.optim.Adam
+
+    def patched_step(model, optimizer, inputs, targets):
+        original = vars(adam)["step"]
+        adam.step = _SaysEqual(original)
+        try:
+            return given["broken_step"](model, optimizer, inputs, targets)
+        finally:
+            adam.step = original
+
+    trace = fixrun.collect_fix_trace(given["broken_setup"], patched_step, 0, "cpu")
+    assert trace.get("patched") == ["Adam.step"], trace.get("patched")
+
+
+def test_part_one_watches_what_part_two_does_and_an_optimizer_built_first_is_no_change(tmp_path):
+    """Both parts leave torch's optimizer classes and nn.Linear as they are (harness_core.watched_objects):
+    a part-1 answer that replaces RMSprop's step is named; one that only builds an RMSprop, for the first
+    time in the kernel, changes nothing (torch wraps a class's step when it is first built)."""
+    proof = "stage, evidence = Stage.PARAMS_FROZEN, 1.0\n"
+    built, _ = _run(tmp_path, "torch.optim.RMSprop(broken_setup(seed, device)[0].parameters())\n" + proof)
+    patched, _ = _run(tmp_path, "torch.optim.RMSprop.step = lambda self, closure=None: None\n" + proof)
+    assert built["changed"] == [] and patched["changed"] == ["RMSprop.step"], (built, patched)

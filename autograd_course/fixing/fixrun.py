@@ -18,9 +18,6 @@ from (harness_core.swallowed): both are in what it writes, for the instructor.
 from __future__ import annotations
 
 import contextlib
-import io
-import os
-import types
 from collections.abc import Callable
 from typing import Any
 
@@ -31,27 +28,25 @@ from torch.optim.optimizer import register_optimizer_step_post_hook, register_op
 import helpers
 from autograd_course.harness_core import (
     FIXABLE,
-    LEFT_THREAD,
-    OwnNames,
+    answer_run,
     failure,
     given_namespace,
     may_catch,
-    reached,
+    own_names,
     run_answer,
-    running_threads,
-    stop_threads,
     swallowed,
-    watched,
+    untouched,
+    watched_objects,
+    write_record,
 )
 from helpers import make_tiny_problem
 from helpers.doctor.discover import find_schedulers
 from helpers.doctor.lookahead import lrs_ahead
 
-__all__ = ["FIX_STEPS", "LOOK_AHEAD", "PRINTED_LIMIT", "collect_fix_trace", "packed", "run_fix", "train"]
+__all__ = ["FIX_STEPS", "LOOK_AHEAD", "collect_fix_trace", "packed", "run_fix", "train"]
 
 FIX_STEPS = 40  # steps the fixed training runs
 LOOK_AHEAD = 200  # scheduler steps looked ahead, on a copy, after the fixed training
-PRINTED_LIMIT = 4000  # characters of what the answer printed that are kept for the instructor
 
 
 def _lr(optimizer: Any) -> float:
@@ -78,35 +73,16 @@ def _made(made: Any) -> str | None:
     return None
 
 
-def _optimizer_classes() -> list[type]:
-    optim = torch.optim
-    return [c for c in vars(optim).values() if isinstance(c, type) and issubclass(c, optim.Optimizer)]
-
-
-def _watched_objects() -> tuple:
-    """What a fix must leave as it is, even for a moment: torch, its tensors, modules, functional and
-    autograd, the toolkit and its TinyNet, and every optimizer class of torch.optim."""
-    nn = torch.nn
-    objects = (torch, torch.Tensor, nn.Module, nn.Linear, nn.functional, torch.autograd, helpers)
-    return (*objects, helpers.TinyNet, *_optimizer_classes())
-
-
-def _warm_up() -> None:
-    """Build every optimizer once, so torch's own wrapping of each class's step is done before the watch."""
-    for kind in _optimizer_classes():
-        with contextlib.suppress(Exception):
-            kind([torch.zeros(1, 1, requires_grad=True)])
-
-
 class _Untouched:
-    """Whether the watched objects stay as they were while the fix runs. `look` compares them with the
-    copy made on entering; it runs after each call of the fix and at every hook the training fires
+    """Whether what an answer must leave as it is (harness_core.watched_objects, part 1's too) stays as
+    it was while the fix runs (harness_core.untouched, made on entering). Part 1 compares once, after
+    the answer; here `look` compares after each call of the fix and at every hook the training fires
     inside its calls (each module's forward, each gradient, each optimizer step), so a patch the fix
-    puts back before returning is seen while it is in place. `changed` names what differed."""
+    puts back before returning is seen while it is in place. `changed` names what differed the first
+    time something did."""
 
     def __init__(self) -> None:
-        _warm_up()
-        self.saved = [(o, dict(vars(o))) for o in _watched_objects()]
+        self.before = untouched(watched_objects())
         self.changed: list[str] = []
         self.handles: list[Any] = []
 
@@ -114,18 +90,8 @@ class _Untouched:
         return f"_Untouched(changed={self.changed})"
 
     def look(self, *_args: Any) -> None:
-        for owner, saved in self.saved if not self.changed else ():
-            now = vars(owner)
-            with contextlib.suppress(Exception):  # a value whose == raises: compare one by one
-                if now == saved:
-                    continue
-            name = getattr(owner, "__name__", type(owner).__name__)
-            keys = sorted(set(saved) | set(now))
-            self.changed += [
-                f"{name}.{k}"
-                for k in keys
-                if now.get(k) is not saved.get(k) and not isinstance(now.get(k), types.ModuleType)
-            ][:5]
+        if not self.changed:
+            self.changed = self.before.differ()
 
     def __enter__(self) -> _Untouched:
         self.handles = [
@@ -254,18 +220,16 @@ def run_fix(
     out: str,
     prelude: Any = (),
     *,
-    _write: tuple = (torch.save, stop_threads, os._exit),
+    _write: tuple = (write_record, torch.save),
 ) -> None:
     """Run the earlier cells the answer needs (prelude: cell number and code), the answer cell, train
     its fixed functions in place of the given ones, then the given code alone, all watched; write {fix,
     given, printed, raised, ran, changed, reached} to out (torch.save: tensors, numbers, strings). What
-    writes the record is taken before the answer runs; threads it left running are stopped first (the
-    kernel ends after writing if one cannot be), and harness names it replaced are reported."""
-    save, stop, exit_now = _write  # taken when this module was made, before any answer ran
-    own, threads = _LOADED, running_threads()
+    writes the record is taken before the answer runs (`_write`, when this module was made); the run ends
+    as every run does (harness_core.write_record), and harness names the answer replaced are reported."""
+    finish, save = _write
     ns = given_namespace(code, filename, seed)
-    printed = io.StringIO()
-    with watched(), contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+    with answer_run(_LOADED) as did:
         raised = run_answer(source, ns, prelude)
         answers = {n: ns[n] for n in FIXABLE if n in ns}
         wrong = sorted(n for n, f in answers.items() if not callable(f))
@@ -280,16 +244,9 @@ def run_fix(
             )
         given = train(code, filename, {}, seed)  # after the fix: a patch it left behind shows here
         fix, given = packed(fix), packed(given)  # the file's form: a few stacked tensors each
-    left = running_threads() - threads
-    result = {"fix": fix, "given": given, "printed": printed.getvalue()[-PRINTED_LIMIT:], "raised": raised}
-    result["changed"] = own.replaced()
-    result["reached"] = reached() + ([LEFT_THREAD] if left else [])
-    running = stop(left)
-    save(result | {"ran": sorted(answers)}, out)
-    if running:
-        exit_now(70)
+    finish(did | {"fix": fix, "given": given, "raised": raised, "ran": sorted(answers)}, out, save)
 
 
 # This module's and the core's names as made, before any answer ran: every run reports a name an answer
 # replaced, in that run or in an earlier one in the same kernel (a learner's answers share one).
-_LOADED = OwnNames(globals())
+_LOADED = own_names(globals())

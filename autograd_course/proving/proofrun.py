@@ -12,33 +12,28 @@ a grade, so nothing here must be trusted. The practice check summarizes evidence
 `summarize`.
 
 An error counts as the broken code's only when raised by code compiled under the run's file name
-(`origin`). Before and after the answer, torch and the toolkit are compared with a snapshot, and an
-audit watch (harness_core.watched) notes what the answer reached for: both are reported, for the
+(`origin`). Before and after the answer, torch, the toolkit and json are compared with a snapshot, and
+an audit watch notes what the answer reached for (harness_core.answer_run): both are reported, for the
 instructor (the sandbox refuses the rest).
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import json
-import os
-import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import torch
 
 import helpers
 from autograd_course.harness_core import (
-    LEFT_THREAD,
-    OwnNames,
+    answer_run,
     given_namespace,
-    reached,
+    own_names,
     run_answer,
-    running_threads,
-    stop_threads,
-    watched,
+    watched_objects,
+    write_record,
 )
 from helpers import (
     AutogradGraph,
@@ -55,7 +50,6 @@ from helpers import (
 from helpers.gradients import GradClassification
 
 __all__ = [
-    "PRINTED_LIMIT",
     "RAISED_BY",
     "SUMMARIES",
     "answer_namespace",
@@ -68,7 +62,6 @@ __all__ = [
     "warm_up",
 ]
 
-PRINTED_LIMIT = 4000  # characters of what the answer printed that are kept for the instructor
 RAISED_BY = ("broken code", "helpers")  # where an exception must come from to count as evidence
 
 
@@ -230,45 +223,15 @@ def no_doctor() -> None:
 
 
 def _watched_objects() -> tuple:
-    optim = torch.optim
-    functional = torch.nn.functional
-    modules = (torch, torch.Tensor, torch.nn.Module, functional, torch.autograd, helpers, helpers.TinyNet)
-    # json writes the record: a patch an answer leaves in it would write a later run's (imported here, as
-    # an earlier answer may have rebound this module's own name `json`)
+    """What part 2 watches too (harness_core.watched_objects), and json: it writes the record, so a patch
+    an answer leaves in it would write a later run's (imported here, as an earlier answer may have rebound
+    this module's own name `json`)."""
     import json as json_module
 
-    encoder = json_module.encoder.JSONEncoder
-    return (*modules, optim.Optimizer, optim.Adam, optim.AdamW, optim.SGD, json_module, encoder)
-
-
-def _snapshot(objects: tuple) -> dict[str, int]:
-    """id of every attribute of the watched modules and classes (submodules imported lazily left out)."""
-    return {
-        f"{getattr(o, '__name__', o)}.{k}": id(v)
-        for o in objects
-        for k, v in list(vars(o).items())
-        if not isinstance(v, types.ModuleType)
-    }
-
-
-def _changed(before: dict[str, int], objects: tuple) -> list[str]:
-    """The watched attributes an answer replaced, added or deleted (at most five named)."""
-    after = _snapshot(objects)
-    return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))[:5]
+    return (*watched_objects(), json_module, json_module.encoder.JSONEncoder)
 
 
 _WARMED: list[bool] = []  # whether the broken code ran once in this process, before any answer
-
-
-@contextlib.contextmanager
-def _watched() -> Iterator[list[str]]:
-    """Run the block as the answer: its thread watched, torch and the toolkit compared before and after.
-    Yields the list of what it changed, filled when the block ends."""
-    objects = _watched_objects()  # taken before the answer runs: it may replace this module's names
-    before, changed = _snapshot(objects), []
-    with watched():
-        yield changed
-    changed += _changed(before, objects)
 
 
 def answer_namespace(code: str, filename: str, seed: int) -> dict[str, Any]:
@@ -280,8 +243,6 @@ def warm_up(code: str, filename: str) -> None:
     """Run the broken code once before the first answer, so torch's lazy set-up is not taken for an
     answer's change."""
     ns = answer_namespace(code, filename, 0)
-    for optimizer in (torch.optim.Adam, torch.optim.AdamW, torch.optim.SGD):  # the first one wraps step
-        optimizer([torch.zeros(1, requires_grad=True)], lr=0.1)
     with torch.random.fork_rng(devices=[]), contextlib.suppress(Exception):
         model, optimizer = ns["broken_setup"](0, "cpu")
         summarize(helpers.gradient_report(model), lambda _: False)
@@ -295,25 +256,24 @@ def prove(source: str, code: str, filename: str, seed: int, prelude: Any = ()) -
     replaced are reported as changed."""
     ns = answer_namespace(code, filename, seed)
     ns["stage"] = ns["evidence"] = placeholder = ns["NotAttempted"]
-    printed, error = io.StringIO(), None
-    own, threads = _LOADED, running_threads()
-    with _watched() as changed, contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+    with answer_run(_LOADED, _watched_objects()) as did:  # the objects taken before the answer runs
         error = run_answer(source, ns, prelude)
-    left = running_threads() - threads
-    changed += own.replaced()
     stage, evidence = ns.get("stage", placeholder), ns.get("evidence", placeholder)
     attempted = stage is not placeholder and evidence is not placeholder
-    summary = summarize(evidence, lambda name: name == filename) if attempted and not changed else None
-    return {
+    summary = summarize(evidence, lambda name: name == filename) if attempted and not did["changed"] else None
+    return did | {
         "error": error,
-        "changed": changed,
-        "reached": reached() + ([LEFT_THREAD] if left else []),
         "not_attempted": not attempted,
-        "printed": printed.getvalue()[-PRINTED_LIMIT:],
         "stage": stage_name(stage) if attempted else None,
         "summary": summary,
-        "threads": sorted(left),
     }
+
+
+def _write_json(record: dict[str, Any], out: str, *, _with: tuple = (json.dump, open)) -> None:
+    """Write a record as JSON with json.dump and open as they were when this module was made."""
+    dump, opener = _with
+    with opener(out, "w", encoding="utf-8") as f:
+        dump(record, f)
 
 
 def run_part1(
@@ -324,26 +284,22 @@ def run_part1(
     out: str,
     prelude: Any = (),
     *,
-    _write: tuple = (json.dump, open, stop_threads, os._exit),
+    _write: tuple = (write_record, _write_json),
 ) -> None:
-    """One hidden run of a part-1 answer: write prove's plain data to out (JSON). What writes the record
-    was taken when this module was made (`_write`), before any answer ran in its kernel, so an answer
-    that replaces this module's names cannot write this run's record or a later one's; threads it left
-    running are stopped before the record is written, and if one cannot be stopped the kernel ends
-    after writing, so nothing rewrites the record later."""
-    dump, opener, stop, exit_now = _write
+    """One hidden run of a part-1 answer: write prove's plain data to out (JSON), as every run ends
+    (harness_core.write_record: threads the answer left stopped first, the kernel ended after writing if
+    one cannot be). What writes the record was taken when this module was made (`_write`), before any
+    answer ran in its kernel, so an answer that replaces this module's names cannot write this run's
+    record or a later one's."""
+    finish, write = _write
     if not _WARMED:
         warm_up(code, filename)
         _WARMED.append(True)
     with torch.random.fork_rng(devices=[]):
         result = prove(source, code, filename, seed, prelude)
-    running = stop(set(result.pop("threads")))
-    with opener(out, "w", encoding="utf-8") as f:
-        dump(result, f)
-    if running:
-        exit_now(70)
+    finish(result, out, write)
 
 
 # This module's and the core's names as made, before any answer ran: every run reports a name an answer
 # replaced, in that run or in an earlier one in the same kernel (a learner's answers share one).
-_LOADED = OwnNames(globals())
+_LOADED = own_names(globals())
