@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from autograd_course.challenge import BUGS, variant_for
-from autograd_course.challenge.catalogue import render
+from autograd_instructor.challenge import BUGS, variant_for
+from autograd_instructor.challenge.catalogue import render
 
 FORGED = {"stage": "PARAMS_FROZEN", "summary": {"type": "number", "value": 1.0}, "forged": True}
 
