@@ -187,12 +187,13 @@ def _system_exit(t: Target) -> str:
 
 def _fake_fix(t: Target) -> str:
     """Code making `_FAKE`: a part-2 record whose fix is a textbook loop's real training and whose
-    given code is the learner's own, trained by the harness's own functions (`_frame`: run_fix's)."""
+    given code is the learner's own, trained by the harness's own functions (`_frame`: run_fix's),
+    both in the form the harness writes (its `packed`)."""
     ran = [FIXED[BUGS[t.variant.bug].where]]
     return (
-        _TEXTBOOK + "_l = _frame.f_locals\n"
-        "_given = _frame.f_globals['train'](_l['code'], _l['filename'], {}, _l['seed'])\n"
-        "_FAKE = {'fix': _textbook(_l['code'], _l['filename'], {}, _l['seed']), 'given': _given,\n"
+        _TEXTBOOK + "_l, _packed = _frame.f_locals, _frame.f_globals['packed']\n"
+        "_given = _packed(_frame.f_globals['train'](_l['code'], _l['filename'], {}, _l['seed']))\n"
+        "_FAKE = {'fix': _packed(_textbook(_l['code'], _l['filename'], {}, _l['seed'])), 'given': _given,\n"
         f"         'printed': '', 'raised': None, 'ran': {ran!r}}}\n"
     )
 

@@ -47,7 +47,7 @@ from helpers import make_tiny_problem
 from helpers.doctor.discover import find_schedulers
 from helpers.doctor.lookahead import lrs_ahead
 
-__all__ = ["FIX_STEPS", "LOOK_AHEAD", "PRINTED_LIMIT", "collect_fix_trace", "run_fix", "train"]
+__all__ = ["FIX_STEPS", "LOOK_AHEAD", "PRINTED_LIMIT", "collect_fix_trace", "packed", "run_fix", "train"]
 
 FIX_STEPS = 40  # steps the fixed training runs
 LOOK_AHEAD = 200  # scheduler steps looked ahead, on a copy, after the fixed training
@@ -196,6 +196,38 @@ def _trained(fixed_setup: Callable, fixed_step: Callable, seed: int, device: str
     }
 
 
+def _stacked(series: list[torch.Tensor], like: torch.Tensor, name: str) -> torch.Tensor:
+    """The tensors stacked, each of like's shape and dtype (torch.stack would promote a dtype)."""
+    if any(t.shape != like.shape or t.dtype != like.dtype for t in series):
+        raise ValueError(f"{name} changed its shape or dtype while it trained")
+    return torch.stack(series)
+
+
+def packed(trace: Any) -> Any:
+    """A training as run_fix writes it to its file: a few tensors, not one per parameter and step.
+
+    Per parameter name, one tensor stacking its FIX_STEPS + 1 snapshots (`params`) and one stacking
+    its FIX_STEPS gradients (`grads`, zeros where a step left none), with `has_grad` (booleans: which
+    steps left one, so a missing gradient stays apart from a zero one); `losses` and `lrs` as float64
+    tensors. An error, not_attempted or anything else is returned as it is. The grader reads it back
+    with autograd_course.fixing.record.unpacked (this module cannot import it: see its docstring)."""
+    if not isinstance(trace, dict) or "params" not in trace:
+        return trace
+    try:
+        names, grads, first = trace["names"], trace["grads"], trace["params"][0]
+        zeros = {n: torch.zeros_like(first[n]) for n in names}
+        return {k: v for k, v in trace.items() if k not in ("params", "grads")} | {
+            "params": {n: _stacked([p[n] for p in trace["params"]], first[n], n) for n in names},
+            "grads": {n: _stacked([g.get(n, zeros[n]) for g in grads], first[n], n) for n in names},
+            "has_grad": {n: torch.tensor([n in g for g in grads], dtype=torch.bool) for n in names},
+            "losses": torch.tensor(trace["losses"], dtype=torch.float64),
+            "lrs": torch.tensor(trace["lrs"], dtype=torch.float64),
+        }
+    except Exception as exc:  # the fix changed a parameter's shape or dtype (or broke torch.stack)
+        notes = {k: trace[k] for k in ("patched", "swallowed") if k in trace}
+        return {"error": f"the training could not be recorded: {type(exc).__name__}: {exc}"[:300]} | notes
+
+
 def train(
     code: str, filename: str, overrides: dict[str, Callable], seed: int, trace_catches: bool = False
 ) -> dict[str, Any]:
@@ -247,6 +279,7 @@ def run_fix(
                 else {"not_attempted": True}
             )
         given = train(code, filename, {}, seed)  # after the fix: a patch it left behind shows here
+        fix, given = packed(fix), packed(given)  # the file's form: a few stacked tensors each
     left = running_threads() - threads
     result = {"fix": fix, "given": given, "printed": printed.getvalue()[-PRINTED_LIMIT:], "raised": raised}
     result["changed"] = own.replaced()

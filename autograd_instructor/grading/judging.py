@@ -15,7 +15,6 @@ the error, which the learner reads, never hold the part's hidden seeds or the gr
 
 from __future__ import annotations
 
-import io
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +24,7 @@ import torch
 
 from autograd_course.execution.refusals import refused
 from autograd_course.fixing.fixcheck import CHECKS, FixJudgement
+from autograd_course.fixing.record import read_fix_record
 from autograd_course.harness_core import RUN_TIME_CODE
 from autograd_instructor.challenge.answer_source import AnswerSource
 from autograd_instructor.challenge.hidden import HIDDEN_RUNS, hidden_path, hidden_runs
@@ -207,11 +207,8 @@ class Judged(NamedTuple):
 
 def _load(paths: list[Path], part: int, hidden: Hidden) -> list[dict]:
     """What the hidden runs wrote, what the answer wrote in it (its errors) redacted (redact.py)."""
-    if part == 1:
-        runs = [json.loads(_read(p)) for p in paths]
-    else:
-        loaded = [torch.load(io.BytesIO(_read(p)), weights_only=True) for p in paths]
-        runs = [r if isinstance(r, dict) else {} for r in loaded]
+    read = json.loads if part == 1 else read_fix_record  # part 2's: strictly, its trainings unpacked
+    runs = [read(_read(p)) for p in paths]
     for run in runs:
         for error in (run.get("error"), run.get("raised")):
             if isinstance(error, dict):

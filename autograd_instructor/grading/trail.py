@@ -12,7 +12,6 @@ ran), and the pages render what is there.
 from __future__ import annotations
 
 import ast
-import io
 import json
 import re
 from pathlib import Path
@@ -22,6 +21,7 @@ import nbformat
 import torch
 
 from autograd_course.fixing.fixcheck import CHECKS
+from autograd_course.fixing.record import read_fix_record
 from autograd_instructor.challenge.catalogue import BUGS
 from autograd_instructor.challenge.evidence import describe
 from autograd_instructor.challenge.hidden import hidden_path, hidden_runs
@@ -94,10 +94,7 @@ def _load(path: Path) -> dict:
         return {}
     data = path.read_bytes()
     try:
-        if path.suffix == ".json":
-            loaded = json.loads(data)
-        else:
-            loaded = torch.load(io.BytesIO(data), weights_only=True)
+        loaded = json.loads(data) if path.suffix == ".json" else read_fix_record(data)
     except Exception:  # a file the judging refused already; the trail says nothing of it
         return {}
     return loaded if isinstance(loaded, dict) else {}
