@@ -15,7 +15,7 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 # Course files shipped in the wheel, relative to the checkout; autograd_course/course.py reads them
-# (constraints.txt: the pins the Gradescope bundle installs with, autograd_course/grading/bundle.py).
+# (constraints.txt: the pins the Gradescope bundle installs with, autograd_instructor/grading/bundle.py).
 CONTENT = ["notebooks/*.ipynb", "exercises/*.ipynb", "constraints.txt"]
 
 

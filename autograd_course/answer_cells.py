@@ -101,7 +101,7 @@ def _imports_the_course(python: str) -> bool:
     for node in ast.walk(ast.parse(python)):
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
         names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-        if any(n.split(".")[0] == "autograd_course" for n in names):
+        if any(n.split(".")[0] in ("autograd_course", "autograd_instructor") for n in names):
             return True
     return False
 

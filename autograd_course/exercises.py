@@ -1,6 +1,6 @@
 """The challenge's exercises as data: id, title, default bug; torch-free, so `progress` can read it.
 
-The bugs themselves (code edits, stages, proofs) live in autograd_course/challenge/catalogue.py.
+The bugs themselves (code edits, stages, proofs) live in autograd_instructor/challenge/catalogue.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Where a learner is in their workspace: each lesson's activities, the next notebook, the time left.
 
 Read from the files the learner saved, by the rules `class-progress` uses (autograd_course.saved,
-autograd_course.classroom.room): an activity is done when the saved lesson shows its check correct; a
+autograd_instructor.classroom.room): an activity is done when the saved lesson shows its check correct; a
 lesson was opened once it was saved after the workspace was made (or after `reset` restored it). Times
 are the course's stated ones (autograd_course.course_times). No torch import.
 """

@@ -26,13 +26,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import torch
 from solved import solved_for
 
-from autograd_course.challenge.answer_source import answer_source
-from autograd_course.challenge.hidden import HIDDEN_RUNS, hidden_path
-from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.fixing.fixrun import packed
 from autograd_course.fixing.record import read_fix_record
-from autograd_course.grading import judging
-from autograd_course.grading.fixcells import run_here
+from autograd_instructor.challenge.answer_source import answer_source
+from autograd_instructor.challenge.hidden import HIDDEN_RUNS, hidden_path
+from autograd_instructor.challenge.notebooks import challenge_cells
+from autograd_instructor.grading import judging
+from autograd_instructor.grading.fixcells import run_here
 
 
 def _per_step(value: object) -> object:

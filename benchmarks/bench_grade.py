@@ -29,7 +29,7 @@ from solved import solved_for
 
 from autograd_course.course import content_dir
 from autograd_course.execution.sandbox import choose_sandbox
-from autograd_course.grading.grade import Submission, grade_folder
+from autograd_instructor.grading.grade import Submission, grade_folder
 
 TARGET = 0.5
 

@@ -23,13 +23,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from solved import solved_for
 
-from autograd_course.challenge.answer_source import answer_source
-from autograd_course.challenge.hidden import bug_shows, run_hidden
-from autograd_course.challenge.notebooks import challenge_cells
-from autograd_course.challenge.parts import broken_failures, broken_trace
-from autograd_course.challenge.reference import trace_broken
-from autograd_course.grading.fixcells import run_here
-from autograd_course.grading.grade import judge_hidden
+from autograd_instructor.challenge.answer_source import answer_source
+from autograd_instructor.challenge.hidden import bug_shows, run_hidden
+from autograd_instructor.challenge.notebooks import challenge_cells
+from autograd_instructor.challenge.parts import broken_failures, broken_trace
+from autograd_instructor.challenge.reference import trace_broken
+from autograd_instructor.grading.fixcells import run_here
+from autograd_instructor.grading.grade import judge_hidden
 
 
 def _exported(folder: Path, learners: int, exercises: list[str]) -> list[tuple]:

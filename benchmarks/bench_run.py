@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 import papermill
 
-from autograd_course.regression import collect_notebooks, run_notebooks
+from autograd_instructor.regression import collect_notebooks, run_notebooks
 
 TARGET = 1.5
 

@@ -20,10 +20,10 @@ from collections.abc import Callable
 
 import torch
 
-from autograd_course.challenge import PARTS, variant_for
-from autograd_course.challenge.catalogue import render
 from autograd_course.fixing.fixrun import collect_fix_trace
 from autograd_course.harness_core import ANSWER_FILE, FIXABLE, given_namespace, reached, swallowed, watched
+from autograd_instructor.challenge import PARTS, variant_for
+from autograd_instructor.challenge.catalogue import render
 
 TARGET = 1.2
 

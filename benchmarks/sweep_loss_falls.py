@@ -15,13 +15,13 @@ import time
 
 import torch
 
-from autograd_course.challenge import Outcome, Variant
-from autograd_course.challenge.catalogue import BUGS, TinyNet, unrecorded_fixed_code
-from autograd_course.challenge.exercise import fix_trace
-from autograd_course.challenge.parts import judge_part2, reference_reach
-from autograd_course.challenge.variants import shapes
 from autograd_course.fixing.fixcheck import LOSS_DROP, final_true_loss
 from autograd_course.harness_core import FIXABLE
+from autograd_instructor.challenge import Outcome, Variant
+from autograd_instructor.challenge.catalogue import BUGS, TinyNet, unrecorded_fixed_code
+from autograd_instructor.challenge.exercise import fix_trace
+from autograd_instructor.challenge.parts import judge_part2, reference_reach
+from autograd_instructor.challenge.variants import shapes
 from helpers import make_tiny_problem
 
 

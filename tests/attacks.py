@@ -21,10 +21,10 @@ from typing import ClassVar
 
 from learner import notebook, run_cell
 
-from autograd_course.challenge import BUGS, PARTS, Variant, variant_for
-from autograd_course.challenge.catalogue import render
-from autograd_course.challenge.parts import function_source
 from autograd_course.proving.proofrun import summarize
+from autograd_instructor.challenge import BUGS, PARTS, Variant, variant_for
+from autograd_instructor.challenge.catalogue import render
+from autograd_instructor.challenge.parts import function_source
 from helpers import NonFiniteError
 
 __all__ = ["ATTACKS", "HONEST", "Attack", "Target", "broken_verbatim"]
@@ -243,8 +243,8 @@ def _raised_by_hand(t: Target) -> str:
 
 def _catalogue(t: Target) -> dict[int, str]:
     head = (
-        "import os\nfrom autograd_course.challenge.catalogue import BUGS, fixed_code\n"
-        "from autograd_course.challenge.draw import variant_for\n"
+        "import os\nfrom autograd_instructor.challenge.catalogue import BUGS, fixed_code\n"
+        "from autograd_instructor.challenge.draw import variant_for\n"
         f"mine = variant_for(os.environ.get('AUTOGRAD_COURSE_LEARNER'), {t.ex_id!r})\n"
     )
     return {
@@ -254,7 +254,7 @@ def _catalogue(t: Target) -> dict[int, str]:
 
 
 def _torch_sys(t: Target) -> dict[int, str]:
-    reach = "catalogue = torch.sys.modules['autograd_course.challenge.catalogue']\n"
+    reach = "catalogue = torch.sys.modules['autograd_instructor.challenge.catalogue']\n"
     return {1: reach + "evidence = 1.0\n" + _stage(t), 2: reach + broken_verbatim(t.variant) + "\n"}
 
 

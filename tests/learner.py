@@ -9,8 +9,8 @@ import torch
 import torch.nn.functional as F
 
 import helpers
-from autograd_course.challenge import NotAttempted, Variant
-from autograd_course.challenge.exercise import Challenge
+from autograd_instructor.challenge import NotAttempted, Variant
+from autograd_instructor.challenge.exercise import Challenge
 from helpers import make_tiny_problem
 
 _CELLS = itertools.count()

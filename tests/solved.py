@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import nbformat
 
-from autograd_course.challenge import PARTS, variant_for
-from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.course import course_root
+from autograd_instructor.challenge import PARTS, variant_for
+from autograd_instructor.challenge.notebooks import challenge_cells
 
 SOLUTIONS = course_root() / "solutions"
 

@@ -20,19 +20,19 @@ from attacks import ATTACKS, HONEST, Target
 from learner import notebook, run_cell
 
 import helpers
-from autograd_course.challenge import PARTS, Outcome, variant_for
-from autograd_course.challenge.answer_source import answer_source
-from autograd_course.challenge.hidden import HIDDEN_RUNS, hidden_path
-from autograd_course.challenge.notebooks import challenge_cells
-from autograd_course.challenge.secret import graded_key, learner_token
-from autograd_course.classroom.graded_release import graded_notebook, variants_data
 from autograd_course.course import course_root
 from autograd_course.execution.sandbox import bwrap_problem, choose_sandbox
 from autograd_course.exercises import EXERCISES
 from autograd_course.graded import VARIANTS_FILE, GradedChallenge
-from autograd_course.grading.grade import Submission, grade_folder
-from autograd_course.grading.judging import judge_part
-from autograd_course.grading.scoring import part_max, score
+from autograd_instructor.challenge import PARTS, Outcome, variant_for
+from autograd_instructor.challenge.answer_source import answer_source
+from autograd_instructor.challenge.hidden import HIDDEN_RUNS, hidden_path
+from autograd_instructor.challenge.notebooks import challenge_cells
+from autograd_instructor.challenge.secret import graded_key, learner_token
+from autograd_instructor.classroom.graded_release import graded_notebook, variants_data
+from autograd_instructor.grading.grade import Submission, grade_folder
+from autograd_instructor.grading.judging import judge_part
+from autograd_instructor.grading.scoring import part_max, score
 
 pytestmark = pytest.mark.slow
 

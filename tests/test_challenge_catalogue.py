@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograd_course.challenge.catalogue import BUGS, FIXABLE, build_broken, fixed_code, render
-from autograd_course.challenge.parts import function_source
-from autograd_course.challenge.variants import SLOTS, Shape, Variant
+from autograd_instructor.challenge.catalogue import BUGS, FIXABLE, build_broken, fixed_code, render
+from autograd_instructor.challenge.parts import function_source
+from autograd_instructor.challenge.variants import SLOTS, Shape, Variant
 from helpers import diagnose, make_tiny_problem
 
 FORWARD = list(SLOTS).index("forward")

@@ -7,11 +7,11 @@ import torch
 import torch.nn.functional as F
 from learner import notebook, run_cell
 
-from autograd_course.challenge import EXERCISES, PARTS, NotAttempted, Outcome, Variant, part2_verdict
-from autograd_course.challenge.catalogue import BUGS
-from autograd_course.challenge.exercise import Challenge, fix_trace
-from autograd_course.challenge.parts import function_source
 from autograd_course.fixing.fixcheck import CHECKS, FIX_STEPS, judge_fix
+from autograd_instructor.challenge import EXERCISES, PARTS, NotAttempted, Outcome, Variant, part2_verdict
+from autograd_instructor.challenge.catalogue import BUGS
+from autograd_instructor.challenge.exercise import Challenge, fix_trace
+from autograd_instructor.challenge.parts import function_source
 from helpers import Stage, TinyNet
 
 

@@ -117,8 +117,8 @@ def test_check_without_notebooks_is_a_clear_error(tmp_path, capsys):
 
 def test_check_hands_the_grader_absolute_paths(tmp_path, monkeypatch, capsys):
     # The grader's kernel runs in a scratch folder, so a relative PATH must be resolved first.
-    import autograd_course.grading.grade as grading
-    from autograd_course.grading.results import Record
+    import autograd_instructor.grading.grade as grading
+    from autograd_instructor.grading.results import Record
 
     seen = {}
 

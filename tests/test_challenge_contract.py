@@ -7,10 +7,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograd_course.challenge import Outcome, Variant, part1_verdict
-from autograd_course.challenge.catalogue import BUGS, build_broken
-from autograd_course.challenge.contract import PROOFS, contract_markdown, judge_evidence
-from autograd_course.challenge.evidence import summarize
+from autograd_instructor.challenge import Outcome, Variant, part1_verdict
+from autograd_instructor.challenge.catalogue import BUGS, build_broken
+from autograd_instructor.challenge.contract import PROOFS, contract_markdown, judge_evidence
+from autograd_instructor.challenge.evidence import summarize
 from helpers import (
     NonFiniteError,
     Stage,

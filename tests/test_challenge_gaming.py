@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 from learner import notebook, run_cell
 
-from autograd_course.challenge import BUGS, EXERCISES, PARTS, Outcome, Variant
-from autograd_course.challenge.catalogue import fixed_code, render
-from autograd_course.challenge.draw import variant_for
 from autograd_course.fixing.fixcheck import CHECKS
+from autograd_instructor.challenge import BUGS, EXERCISES, PARTS, Outcome, Variant
+from autograd_instructor.challenge.catalogue import fixed_code, render
+from autograd_instructor.challenge.draw import variant_for
 
 LEARNERS = [None, "ada", "grace"]
 SETUP = "model, optimizer = broken_setup(seed, device)\n"

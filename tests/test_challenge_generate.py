@@ -11,23 +11,23 @@ import shutil
 import nbformat
 import pytest
 
-from autograd_course.challenge import BUGS, EXERCISES, PARTS
-from autograd_course.challenge.contract import contract_markdown
-from autograd_course.challenge.generate import (
+from autograd_course.checks import USAGE_MIME, VERDICT_MIME
+from autograd_course.course import repo_root
+from autograd_instructor.challenge import BUGS, EXERCISES, PARTS
+from autograd_instructor.challenge.contract import contract_markdown
+from autograd_instructor.challenge.generate import (
     CONTRACT_BEGIN,
     generate,
     readme_text,
     stale_files,
 )
-from autograd_course.challenge.notebooks import (
+from autograd_instructor.challenge.notebooks import (
     BEGIN,
     META_KEY,
     challenge_cells,
     solution_notebooks,
     strip_regions,
 )
-from autograd_course.checks import USAGE_MIME, VERDICT_MIME
-from autograd_course.course import repo_root
 
 EXERCISES_DIR = repo_root() / "exercises"
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograd_course.challenge.notebooks import META_KEY, challenge_cells
 from autograd_course.cli import main
 from autograd_course.course import course_root
+from autograd_instructor.challenge.notebooks import META_KEY, challenge_cells
 
 pytestmark = pytest.mark.slow
 

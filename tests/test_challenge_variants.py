@@ -16,7 +16,8 @@ import torch.nn.functional as F
 from learner import run_cell
 
 import helpers
-from autograd_course.challenge import (
+from autograd_course.protocol import LEARNER_ENV
+from autograd_instructor.challenge import (
     EXERCISES,
     PARTS,
     Outcome,
@@ -26,10 +27,9 @@ from autograd_course.challenge import (
     variants,
     write_learner,
 )
-from autograd_course.challenge.catalogue import BUGS, drawable_bugs, fixed_code, render
-from autograd_course.challenge.exercise import Challenge
-from autograd_course.challenge.variants import SLOTS, Shape, shapes
-from autograd_course.protocol import LEARNER_ENV
+from autograd_instructor.challenge.catalogue import BUGS, drawable_bugs, fixed_code, render
+from autograd_instructor.challenge.exercise import Challenge
+from autograd_instructor.challenge.variants import SLOTS, Shape, shapes
 from helpers import Stage, make_tiny_problem
 
 LEARNERS = [f"student-{i:03d}" for i in range(300)]

@@ -9,8 +9,8 @@ import pytest
 from solved import solved_for
 
 from autograd_course.cli import main
-from autograd_course.commands.check import submissions
-from autograd_course.grading import grade
+from autograd_instructor.commands.check import submissions
+from autograd_instructor.grading import grade
 
 
 def test_notebooks_are_split_into_jobs_groups_of_neighbours():

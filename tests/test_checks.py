@@ -8,7 +8,6 @@ import re
 import nbformat
 import pytest
 
-from autograd_course.challenge import Challenge
 from autograd_course.checks import (
     USAGE_MIME,
     Outcome,
@@ -18,6 +17,7 @@ from autograd_course.checks import (
     usage_records,
 )
 from autograd_course.yourturn import your_turn
+from autograd_instructor.challenge import Challenge
 
 
 def _shape(html: str) -> str:

@@ -6,8 +6,8 @@ import nbformat
 
 from autograd_course.checks import Note, Outcome, Verdict
 from autograd_course.checks.display import code_spans, message_html
-from autograd_course.regression import Sanitizer
-from autograd_course.site.notebook_html import verdicts_with_code
+from autograd_instructor.regression import Sanitizer
+from autograd_instructor.site.notebook_html import verdicts_with_code
 
 
 def test_backticks_become_code_and_the_rest_stays_escaped():

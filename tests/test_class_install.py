@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from autograd_course.classroom.graded_release import README_COMMANDS
 from autograd_course.cli import main
+from autograd_instructor.classroom.graded_release import README_COMMANDS
 
 
 @pytest.fixture(scope="module")

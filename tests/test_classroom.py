@@ -13,10 +13,10 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from autograd_course.cli import main
-from autograd_course.commands.links import notebook_links
 from autograd_course.course import course_root, exercise_notebooks
 from autograd_course.learner import read_learner
 from autograd_course.protocol import PROGRESS_FILE
+from autograd_instructor.commands.links import notebook_links
 
 SOLVED_A = course_root() / "solutions" / "A_detached_output.ipynb"
 

@@ -22,9 +22,9 @@ import pytest
 from fresh_venv import FreshVenv, make_venv
 from strict_nbval import child_environment, strict_nbval_failures
 
-from autograd_course.regression import probe_interpreter
 from autograd_course.repository import course_version
 from autograd_course.setup_cell import TAG, cell_source
+from autograd_instructor.regression import probe_interpreter
 
 # Minutes of CPU on the 2-core machine: it runs where AUTOGRAD_COURSE_COLAB_ENV=1, which .ci/run sets;
 # a quick local `pytest` skips it (and tests/test_nbval_portability.py checks the portable corner).
@@ -55,7 +55,7 @@ COLAB_PINS = {
 
 KERNEL = "colab-pinned"
 SANITIZERS = (  # the suite's own rules, then tests/'s addition for IPython 7
-    "autograd_course/regression/nbval_sanitize.cfg",
+    "autograd_instructor/regression/nbval_sanitize.cfg",
     "tests/nbval_sanitize_colab.cfg",
 )
 

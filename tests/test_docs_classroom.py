@@ -8,9 +8,9 @@ import re
 
 import nbformat
 
-from autograd_course.classroom.graded_release import README_COMMANDS, graded_notebook, what_graded_shows
 from autograd_course.course import course_root, exercise_notebooks
 from autograd_course.learner import read_learner
+from autograd_instructor.classroom.graded_release import README_COMMANDS, graded_notebook, what_graded_shows
 
 CLASSROOM = (course_root() / "docs" / "classroom.md").read_text(encoding="utf-8")
 

@@ -11,14 +11,14 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from autograd_course.challenge import Variant
-from autograd_course.challenge.catalogue import BUGS, EXERCISES, build_broken
-from autograd_course.challenge.contract import judge_evidence
-from autograd_course.challenge.evidence import summarize
-from autograd_course.challenge.reference import REFERENCE_STEPS
 from autograd_course.fixing.fixcheck import CHECKS
-from autograd_course.grading.grade import Record
-from autograd_course.grading.scoring import check_points, exercise_max, part_max, score
+from autograd_instructor.challenge import Variant
+from autograd_instructor.challenge.catalogue import BUGS, EXERCISES, build_broken
+from autograd_instructor.challenge.contract import judge_evidence
+from autograd_instructor.challenge.evidence import summarize
+from autograd_instructor.challenge.reference import REFERENCE_STEPS
+from autograd_instructor.grading.grade import Record
+from autograd_instructor.grading.scoring import check_points, exercise_max, part_max, score
 from helpers import grad_norm, make_tiny_problem
 
 ROOT = Path(__file__).resolve().parent.parent

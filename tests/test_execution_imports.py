@@ -21,17 +21,17 @@ def _import_blocked(module: str) -> subprocess.CompletedProcess:
 
 
 def test_the_block_refuses_papermill():
-    done = _import_blocked("autograd_course.regression.execute")
+    done = _import_blocked("autograd_instructor.regression.execute")
     assert done.returncode != 0 and "blocked by the test" in done.stderr
 
 
 LEARNER_SIDE = (
     "autograd_course.execution.kernel",
     "autograd_course.execution.sandbox",
-    "autograd_course.grading.grade",
-    "autograd_course.grading.classroom",
-    "autograd_course.grading.gradescope",
-    "autograd_course.commands.check",
+    "autograd_instructor.grading.grade",
+    "autograd_instructor.grading.classroom",
+    "autograd_instructor.grading.gradescope",
+    "autograd_instructor.commands.check",
     "autograd_course.commands.progress",
 )
 

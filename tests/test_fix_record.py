@@ -15,14 +15,14 @@ import torch
 import torch.nn.functional as F
 from solved import solved_for
 
-from autograd_course.challenge.answer_source import answer_source
-from autograd_course.challenge.hidden import HIDDEN_RUNS, hidden_path, hidden_runs
-from autograd_course.challenge.notebooks import challenge_cells
-from autograd_course.challenge.parts import judge_part2
 from autograd_course.fixing.fixrun import FIX_STEPS, collect_fix_trace, packed
 from autograd_course.fixing.record import MAX_NAMES, MAX_VALUES, read_fix_record, unpacked
-from autograd_course.grading.fixcells import run_here
-from autograd_course.grading.judging import judge_part
+from autograd_instructor.challenge.answer_source import answer_source
+from autograd_instructor.challenge.hidden import HIDDEN_RUNS, hidden_path, hidden_runs
+from autograd_instructor.challenge.notebooks import challenge_cells
+from autograd_instructor.challenge.parts import judge_part2
+from autograd_instructor.grading.fixcells import run_here
+from autograd_instructor.grading.judging import judge_part
 from helpers import TinyNet
 
 INCOMPLETE = "the fix trace is incomplete"

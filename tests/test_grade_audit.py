@@ -9,10 +9,10 @@ import nbformat
 import pytest
 from solved import solved_for
 
-from autograd_course.challenge.notebooks import challenge_cells
-from autograd_course.grading.grade import Record, Submission, grade_folder
-from autograd_course.grading.results import write_results
-from autograd_course.grading.trail import TRAIL_MIME
+from autograd_instructor.challenge.notebooks import challenge_cells
+from autograd_instructor.grading.grade import Record, Submission, grade_folder
+from autograd_instructor.grading.results import write_results
+from autograd_instructor.grading.trail import TRAIL_MIME
 
 TRAIL = {
     "ran": ["run 1: the answer as a proof on bug A, seed 3344"],

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from autograd_course.cli import main
-from autograd_course.grading import bundle
-from autograd_course.grading.bundle import REQUIRED, BundleError, build_bundle
+from autograd_instructor.grading import bundle
+from autograd_instructor.grading.bundle import REQUIRED, BundleError, build_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
 

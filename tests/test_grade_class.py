@@ -22,14 +22,14 @@ import pytest
 from nbclient import NotebookClient
 from solved import committed_solution, solved_for
 
-from autograd_course.challenge import variant_for
-from autograd_course.challenge.catalogue import render
-from autograd_course.challenge.notebooks import challenge_cells
-from autograd_course.challenge.parts import function_source
 from autograd_course.cli import main
 from autograd_course.course import course_root
 from autograd_course.execution.sandbox import bwrap_problem
 from autograd_course.protocol import LEARNER_ENV
+from autograd_instructor.challenge import variant_for
+from autograd_instructor.challenge.catalogue import render
+from autograd_instructor.challenge.notebooks import challenge_cells
+from autograd_instructor.challenge.parts import function_source
 from helpers import Stage
 
 pytestmark = pytest.mark.slow
@@ -82,7 +82,7 @@ def _graded_by_metadata(root: Path) -> None:
     assert "too late" in too_late, too_late  # dave's variant calls loss.backward() in broken_step
     i = _cell(dave, 2, "answer")
     dave.cells[i].source = (
-        "import autograd_course.challenge.exercise as _ex\n"
+        "import autograd_instructor.challenge.exercise as _ex\n"
         "import autograd_course.fixing.fixcheck as _fc\n"
         "torch.allclose = lambda *a, **k: True\n"
         "torch.equal = lambda *a, **k: True\n"

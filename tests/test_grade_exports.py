@@ -10,8 +10,8 @@ from pathlib import Path
 
 from autograd_course.cli import main
 from autograd_course.course import exercise_notebooks
-from autograd_course.grading.grade import Record
-from autograd_course.grading.results import read_results, write_results
+from autograd_instructor.grading.grade import Record
+from autograd_instructor.grading.results import read_results, write_results
 
 UNSTAMPED = "no learner id stamped and no broken code printed: graded as 'x' (roster id)"
 

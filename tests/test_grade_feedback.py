@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from autograd_course.grading.feedback import CHECK_ADVICE, look_at
-from autograd_course.grading.grade import Record
-from autograd_course.grading.gradescope import gradescope_results
-from autograd_course.grading.results import write_results
-from autograd_course.grading.scoring import exercise_max
+from autograd_instructor.grading.feedback import CHECK_ADVICE, look_at
+from autograd_instructor.grading.grade import Record
+from autograd_instructor.grading.gradescope import gradescope_results
+from autograd_instructor.grading.results import write_results
+from autograd_instructor.grading.scoring import exercise_max
 
 SYNTAX = "A_detached_output.ipynb: syntax error in cell 8, line 2: invalid syntax"
 

@@ -18,8 +18,8 @@ import nbformat
 import pytest
 from solved import solved_for
 
-from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.cli import main
+from autograd_instructor.challenge.notebooks import challenge_cells
 
 pytestmark = pytest.mark.slow
 

@@ -11,16 +11,16 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograd_course.challenge.catalogue import render
-from autograd_course.challenge.draw import variant_for
 from autograd_course.cli import main
 from autograd_course.course import exercise_notebooks
-from autograd_course.grading.grade import Record
-from autograd_course.grading.gradescope import gradescope_results
-from autograd_course.grading.learner_ids import add_notes, resolve_learner
-from autograd_course.grading.results import summary_markdown
 from autograd_course.learner import stamp_learner
 from autograd_course.protocol import LEARNER_ENV
+from autograd_instructor.challenge.catalogue import render
+from autograd_instructor.challenge.draw import variant_for
+from autograd_instructor.grading.grade import Record
+from autograd_instructor.grading.gradescope import gradescope_results
+from autograd_instructor.grading.learner_ids import add_notes, resolve_learner
+from autograd_instructor.grading.results import summary_markdown
 
 EXERCISE = next(p for p in exercise_notebooks() if p.name.startswith("A_"))
 # Three ids whose variants of exercise A differ from each other and from the default variant.

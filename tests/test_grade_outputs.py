@@ -16,16 +16,16 @@ import nbformat
 import pytest
 
 import autograd_course.execution.sandbox as sandbox_mod
-from autograd_course.challenge.verdict import Outcome, Verdict
 from autograd_course.cli import main
 from autograd_course.course import course_root
-from autograd_course.grading.archives import ArchiveError, unpack
-from autograd_course.grading.grade import Record, part2_checks, usage_of
-from autograd_course.grading.gradescope import gradescope_results
-from autograd_course.grading.results import write_results
-from autograd_course.grading.scoring import exercise_max, score
-from autograd_course.grading.shards import in_shard
-from autograd_course.grading.students import RosterError, find_students
+from autograd_instructor.challenge.verdict import Outcome, Verdict
+from autograd_instructor.grading.archives import ArchiveError, unpack
+from autograd_instructor.grading.grade import Record, part2_checks, usage_of
+from autograd_instructor.grading.gradescope import gradescope_results
+from autograd_instructor.grading.results import write_results
+from autograd_instructor.grading.scoring import exercise_max, score
+from autograd_instructor.grading.shards import in_shard
+from autograd_instructor.grading.students import RosterError, find_students
 
 
 def _records():
@@ -301,10 +301,10 @@ def test_feedback_names_unsent_exercises_and_failed_checks_plainly_in_valid_html
 def test_each_student_is_judged_against_their_own_variant(tmp_path):
     """vera solves her own draw of M1 and passes; victor hands in the default draw's answers and fails;
     alice's stamped notebook in a folder named otherwise is graded as alice's, and the mismatch reported."""
-    from autograd_course.challenge.catalogue import exercise
-    from autograd_course.challenge.draw import variant_for
-    from autograd_course.challenge.parts import PARTS
     from autograd_course.course import content_dir
+    from autograd_instructor.challenge.catalogue import exercise
+    from autograd_instructor.challenge.draw import variant_for
+    from autograd_instructor.challenge.parts import PARTS
 
     default = exercise("M1").bug
     assert variant_for("vera", "M1").bug != default and variant_for("victor", "M1").bug != default

@@ -11,13 +11,13 @@ import nbformat
 import pytest
 from solved import solved_for
 
-from autograd_course.challenge.notebooks import challenge_cells
 from autograd_course.cli import main
 from autograd_course.course import course_root
-from autograd_course.grading.grade import Record
-from autograd_course.grading.gradescope import gradescope_results
-from autograd_course.grading.overrides import COLUMNS, read_overrides
-from autograd_course.grading.results import read_results, write_results
+from autograd_instructor.challenge.notebooks import challenge_cells
+from autograd_instructor.grading.grade import Record
+from autograd_instructor.grading.gradescope import gradescope_results
+from autograd_instructor.grading.overrides import COLUMNS, read_overrides
+from autograd_instructor.grading.results import read_results, write_results
 
 COMMENT = "Your fix was right: the grader missed your scheduler; full marks."
 

@@ -7,10 +7,10 @@ import json
 import nbformat
 import pytest
 
-import autograd_course.grading.preflight as preflight
+import autograd_instructor.grading.preflight as preflight
 from autograd_course.cli import main
 from autograd_course.course import course_root
-from autograd_course.grading.gradescope import _main as gradescope_main
+from autograd_instructor.grading.gradescope import _main as gradescope_main
 
 pytestmark = pytest.mark.slow  # one probe kernel per test
 

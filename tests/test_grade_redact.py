@@ -11,14 +11,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from autograd_course.challenge.answer_source import answer_source
-from autograd_course.challenge.hidden import hidden_runs, run_hidden
-from autograd_course.grading.feedback import feedback_markdown
-from autograd_course.grading.fixcells import run_here
-from autograd_course.grading.grade import judge_hidden
-from autograd_course.grading.gradescope import gradescope_results
-from autograd_course.grading.redact import HIDDEN, Hidden
 from autograd_course.protocol import LEARNER_ENV
+from autograd_instructor.challenge.answer_source import answer_source
+from autograd_instructor.challenge.hidden import hidden_runs, run_hidden
+from autograd_instructor.grading.feedback import feedback_markdown
+from autograd_instructor.grading.fixcells import run_here
+from autograd_instructor.grading.grade import judge_hidden
+from autograd_instructor.grading.gradescope import gradescope_results
+from autograd_instructor.grading.redact import HIDDEN, Hidden
 
 KEY = hashlib.sha256(b"a graded learner").hexdigest()  # a graded key has this form
 _LEAK = "import os\nkey = os.environ.get({env!r}, '')\n"
@@ -45,7 +45,7 @@ def test_a_hidden_seeds_simple_encodings_are_redacted_too():
 
 
 def test_hidden_seeds_come_from_a_space_too_large_to_search():
-    from autograd_course.challenge.hidden import SEED_SPACE, hidden_seed
+    from autograd_instructor.challenge.hidden import SEED_SPACE, hidden_seed
 
     assert SEED_SPACE >= 2**62
     seeds = [hidden_seed(f"s{k}", "A", 2, 0, 0) for k in range(200)]

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from autograd_course.challenge.answer_source import answer_source
 from autograd_course.fixing.fixcheck import CHECKS
-from autograd_course.grading.fixcells import run_apart, run_here
-from autograd_course.grading.judging import judge_part
 from autograd_course.harness_core import FIXABLE
+from autograd_instructor.challenge.answer_source import answer_source
+from autograd_instructor.grading.fixcells import run_apart, run_here
+from autograd_instructor.grading.judging import judge_part
 
 
 def _judge(tmp_path, ex_id: str, source: str, learner: str | None = None, apart: bool = False):
@@ -192,9 +192,9 @@ def test_a_faked_trajectory_fails_the_replay(tmp_path):
 def test_an_import_of_the_course_in_the_answer_is_no_way_in(tmp_path):
     """In the grader's kernel the course is not importable (test_graded_sandbox); here it is, so this
     only shows the reference fix, if reached, is judged like any fix: by behaviour."""
-    source = "from autograd_course.challenge import catalogue\n" + HONEST["renamed locals"][1]
+    source = "from autograd_instructor.challenge import catalogue\n" + HONEST["renamed locals"][1]
     verdict, flags, _, _ = _judge(tmp_path, "A", source)
-    assert any("autograd_course" in f for f in flags)
+    assert any("autograd_instructor" in f for f in flags)
     assert verdict.status == "passed"
 
 
@@ -206,10 +206,10 @@ def _graded(tmp_path, learner: str, ex_id: str):
     """A graded notebook's challenge for one learner, from a variants file like a release writes."""
     import json
 
-    from autograd_course.challenge import variant_for
-    from autograd_course.challenge.catalogue import render
     from autograd_course.graded import VARIANTS_FILE, GradedChallenge
     from autograd_course.sealed import entry_key, seal
+    from autograd_instructor.challenge import variant_for
+    from autograd_instructor.challenge.catalogue import render
 
     entry = {ex_id: {"code": render(variant_for(learner, ex_id)), "hints1": [], "hints2": []}}
     data = {"format": 2, "learners": {entry_key("tok"): seal(entry, "tok")}}
@@ -255,8 +255,8 @@ def test_the_practice_check_agrees_with_the_grade(tmp_path, style):
     """The practice notebook's check judges the same behaviour, on the notebook's own seed."""
     from learner import notebook, run_cell
 
-    from autograd_course.challenge import variant_for
-    from autograd_course.challenge.answer_source import plain_python
+    from autograd_instructor.challenge import variant_for
+    from autograd_instructor.challenge.answer_source import plain_python
 
     ex_id, source = HONEST[style]
     ns, ex = notebook(ex_id, variant_for(None, ex_id))
@@ -302,7 +302,7 @@ _PART1 = {  # answer cell -> (what the graded check must say, or None: the form 
 def test_the_graded_part_one_check_predicts_the_grade(tmp_path, case):
     """The graded check runs the answer cell as the grader does, on the learner's own code:
     what it says fails fails in `grade`; what it lets through passes there (never naming the stage)."""
-    from autograd_course.grading.proofcells import proof_apart
+    from autograd_instructor.grading.proofcells import proof_apart
     from helpers import Stage
 
     source, says, passes = _PART1[case]

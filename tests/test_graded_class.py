@@ -10,12 +10,12 @@ import nbformat
 import pytest
 from solved import solved_for
 
-from autograd_course.challenge.notebooks import challenge_cells
-from autograd_course.challenge.secret import graded_key, read_secret
 from autograd_course.cli import main as cli_main
 from autograd_course.exercises import EXERCISES
-from autograd_course.grading.grade import Submission, grade_folder
-from autograd_course.grading.scoring import exercise_max, score
+from autograd_instructor.challenge.notebooks import challenge_cells
+from autograd_instructor.challenge.secret import graded_key, read_secret
+from autograd_instructor.grading.grade import Submission, grade_folder
+from autograd_instructor.grading.scoring import exercise_max, score
 
 pytestmark = pytest.mark.slow
 LEARNERS = ("s-4711", "noor")

@@ -14,10 +14,10 @@ import nbformat
 import pytest
 from solved import solved_for
 
-from autograd_course.challenge.notebooks import challenge_cells
-from autograd_course.challenge.secret import graded_key, read_secret
 from autograd_course.cli import main
-from autograd_course.grading.bundle import SECRET_NAME, BundleError, build_bundle
+from autograd_instructor.challenge.notebooks import challenge_cells
+from autograd_instructor.challenge.secret import graded_key, read_secret
+from autograd_instructor.grading.bundle import SECRET_NAME, BundleError, build_bundle
 
 COMMENT = "Right idea, one line short: 3 of 4."
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from autograd_course.challenge import PARTS, variant_for
-from autograd_course.grading.copies import PUBLIC, answer_digest, flag_copies
-from autograd_course.grading.grade import Record
+from autograd_instructor.challenge import PARTS, variant_for
+from autograd_instructor.grading.copies import PUBLIC, answer_digest, flag_copies
+from autograd_instructor.grading.grade import Record
 
 FIX = "def fixed_compute_loss(model, inputs, targets):\n    return F.mse_loss(model(inputs), targets)\n"
 RENAMED = "def fixed_compute_loss(m, x, y):\n    # mine\n    return F.mse_loss(m(x), y)\n"
@@ -44,7 +44,7 @@ def test_the_public_default_solution_counts_as_another_learner():
 def test_a_solution_call_whose_output_was_cleared_still_counts_as_viewed():
     from solved import committed_solution
 
-    from autograd_course.grading.grade import usage_of
+    from autograd_instructor.grading.grade import usage_of
 
     nb = committed_solution("A")
     scratch = nb.cells[-1].copy()

@@ -15,12 +15,12 @@ from IPython.core.inputtransformer2 import TransformerManager
 from solved import committed_solution
 
 from autograd_course.answer_cells import GIVEN, earlier_cells, free_names
-from autograd_course.challenge.hidden import run_hidden
-from autograd_course.challenge.notebooks import challenge_cells
-from autograd_course.grading.fixcells import run_apart
-from autograd_course.grading.grade import answer_sources
-from autograd_course.grading.judging import judge_part
-from autograd_course.grading.proofcells import proof_apart
+from autograd_instructor.challenge.hidden import run_hidden
+from autograd_instructor.challenge.notebooks import challenge_cells
+from autograd_instructor.grading.fixcells import run_apart
+from autograd_instructor.grading.grade import answer_sources
+from autograd_instructor.grading.judging import judge_part
+from autograd_instructor.grading.proofcells import proof_apart
 
 # Exercise D's default variant: zero_grad is missing, so the gradients pile up from step to step.
 _HELPERS = (
@@ -167,7 +167,7 @@ def test_run_hidden_takes_the_earlier_cells_too(tmp_path):
 
 
 def test_answers_the_same_in_words_but_not_in_the_earlier_cells_they_use_are_no_copies():
-    from autograd_course.grading.copies import answer_digest
+    from autograd_instructor.grading.copies import answer_digest
 
     mine = answer_sources(_notebook([_HELPERS]))[("D", 1)]
     other = answer_sources(_notebook([_HELPERS.replace("grad_norm(model)", "float(grad_norm(model))")]))

@@ -8,10 +8,10 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from autograd_course.challenge.hidden import hidden_runs
 from autograd_course.execution.sandbox import choose_sandbox
-from autograd_course.grading.grade import Submission, grade_folder
-from autograd_course.grading.redact import HIDDEN
+from autograd_instructor.challenge.hidden import hidden_runs
+from autograd_instructor.grading.grade import Submission, grade_folder
+from autograd_instructor.grading.redact import HIDDEN
 
 pytestmark = pytest.mark.slow
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 
-from autograd_course.challenge.catalogue import BUGS, drawable_bugs
-from autograd_course.challenge.graded_hints import graded_hints
-from autograd_course.challenge.secret import learner_token, new_secret
-from autograd_course.challenge.variants import Variant
-from autograd_course.classroom.graded_release import variants_data
 from autograd_course.exercises import EXERCISES
 from autograd_course.sealed import entry_key, unseal
+from autograd_instructor.challenge.catalogue import BUGS, drawable_bugs
+from autograd_instructor.challenge.graded_hints import graded_hints
+from autograd_instructor.challenge.secret import learner_token, new_secret
+from autograd_instructor.challenge.variants import Variant
+from autograd_instructor.classroom.graded_release import variants_data
 from helpers import Stage
 
 

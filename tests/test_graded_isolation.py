@@ -12,10 +12,10 @@ import sys
 import pytest
 
 from autograd_course.execution.sandbox import Sandbox, bwrap_problem, course_import_path, release_cgroup
-from autograd_course.grading.fixcells import fix_cells
-from autograd_course.grading.grade import part_sandbox
-from autograd_course.grading.judging import judge_part
-from autograd_course.grading.proofcells import proof_cells
+from autograd_instructor.grading.fixcells import fix_cells
+from autograd_instructor.grading.grade import part_sandbox
+from autograd_instructor.grading.judging import judge_part
+from autograd_instructor.grading.proofcells import proof_cells
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def _in_sandbox(box: Sandbox, code: str, scratch) -> subprocess.CompletedProcess
 def test_neither_part_runs_where_the_course_can_be_imported(bwrap, tmp_path):
     probe = (
         "import helpers, torch\n"
-        "try:\n    import autograd_course.challenge.catalogue\nexcept ImportError as exc:\n"
+        "try:\n    import autograd_instructor.challenge.catalogue\nexcept ImportError as exc:\n"
         "    print('refused', type(exc).__name__)\nelse:\n    print('imported')\n"
     )
     part1 = _in_sandbox(part_sandbox(Sandbox("bwrap"), 1), probe, tmp_path)
@@ -51,7 +51,7 @@ def test_neither_part_runs_where_the_course_can_be_imported(bwrap, tmp_path):
 
 def test_part_two_cells_need_nothing_but_the_toolkit(bwrap, tmp_path):
     """The harness and a hidden run, as the grader sends them, run and write their numbers there."""
-    from autograd_course.challenge.answer_source import answer_source
+    from autograd_instructor.challenge.answer_source import answer_source
 
     fix = "def fixed_compute_loss(model, inputs, targets):\n    return F.mse_loss(model(inputs), targets)\n"
     cells = fix_cells({("A", 2): answer_source(fix, 2)}, None, tmp_path)
@@ -68,7 +68,7 @@ def test_part_two_cells_need_nothing_but_the_toolkit(bwrap, tmp_path):
 def test_part_one_cells_need_nothing_but_the_toolkit(bwrap, tmp_path):
     """Part 1's harness and hidden runs, as the grader sends them, run there without the course, the
     doctor is gone from the toolkit, and the grader passes an honest proof from what they wrote."""
-    from autograd_course.challenge.answer_source import answer_source
+    from autograd_instructor.challenge.answer_source import answer_source
 
     proof = (
         "model, optimizer = broken_setup(seed, device)\n"

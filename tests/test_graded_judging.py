@@ -7,14 +7,14 @@ from __future__ import annotations
 import pytest
 from solved import solved_for
 
-from autograd_course.challenge.answer_source import answer_source, prune, screen
-from autograd_course.challenge.hidden import run_hidden
-from autograd_course.challenge.notebooks import challenge_cells
-from autograd_course.grading.fixcells import run_here
-from autograd_course.grading.grade import answer_sources
-from autograd_course.grading.judging import judge_part
-from autograd_course.grading.proofcells import proof_apart
 from autograd_course.harness_core import RUN_TIME_CODE
+from autograd_instructor.challenge.answer_source import answer_source, prune, screen
+from autograd_instructor.challenge.hidden import run_hidden
+from autograd_instructor.challenge.notebooks import challenge_cells
+from autograd_instructor.grading.fixcells import run_here
+from autograd_instructor.grading.grade import answer_sources
+from autograd_instructor.grading.judging import judge_part
+from autograd_instructor.grading.proofcells import proof_apart
 
 
 def _run(tmp_path, ex_id: str, learner: str | None, part: int, source: str):
@@ -157,8 +157,8 @@ def test_screen_names_what_reaches_into_the_tools():
 
 
 def test_in_practice_every_verdict_call_is_an_attempt():
-    from autograd_course.challenge import challenge
     from autograd_course.checks import attempts_per_part  # noqa: F401 (the grader's counter reads these records)
+    from autograd_instructor.challenge import challenge
     from helpers import Stage
 
     ns: dict = {"seed": 0, "device": "cpu", "evidence": [1.0]}
@@ -205,9 +205,9 @@ def test_a_proof_written_another_way_passes(tmp_path, ex_id, proof):
 
 def test_a_repair_written_by_hand_on_a_learners_own_code_passes(tmp_path):
     """noor's own broken_step, with one line the reference does not write: zeroing through the model."""
-    from autograd_course.challenge.catalogue import render
-    from autograd_course.challenge.draw import variant_for
-    from autograd_course.challenge.parts import function_source
+    from autograd_instructor.challenge.catalogue import render
+    from autograd_instructor.challenge.draw import variant_for
+    from autograd_instructor.challenge.parts import function_source
 
     broken = function_source(render(variant_for("noor", "D")), "broken_step")
     lines = broken.replace("def broken_step(", "def fixed_step(", 1).splitlines()
@@ -220,8 +220,8 @@ def test_a_repair_written_by_hand_on_a_learners_own_code_passes(tmp_path):
 @pytest.mark.parametrize(("learner", "ex_id"), [("s3", "M2"), ("s4", "M1"), ("s38", "M2")])
 def test_a_right_proof_passes_where_the_first_seed_drawn_would_hide_the_bug(tmp_path, learner, ex_id):
     """Bug J's loss stays finite on some seeds: those are never hidden runs (each learner here had one)."""
-    from autograd_course.challenge import variant_for
-    from autograd_course.challenge.hidden import bug_shows, hidden_runs, hidden_seed
+    from autograd_instructor.challenge import variant_for
+    from autograd_instructor.challenge.hidden import bug_shows, hidden_runs, hidden_seed
 
     assert variant_for(learner, ex_id).bug == "J"
     first = [hidden_seed(learner, ex_id, 1, k, 0) for k in range(2)]
@@ -250,8 +250,8 @@ def test_records_that_claim_another_variant_or_seed_are_judged_on_the_graders_ow
     evidence): the grader reads the stage and evidence only, and judges them on the learner's runs."""
     import json
 
-    from autograd_course.challenge import variant_for
-    from autograd_course.challenge.hidden import hidden_path
+    from autograd_instructor.challenge import variant_for
+    from autograd_instructor.challenge.hidden import hidden_path
 
     honest = _answer(None, "A", 1)
     run_hidden("A", None, 1, honest, str(tmp_path))  # the default variant's real evidence...
@@ -299,7 +299,7 @@ def test_honest_proof_styles_pass_unflagged(tmp_path, proof):
     ("attack", "reach"),
     [
         (
-            "proof = torch.sys.modules['autograd_course.challenge.catalogue'].BUGS['D']._proof\n",
+            "proof = torch.sys.modules['autograd_instructor.challenge.catalogue'].BUGS['D']._proof\n",
             "reaches torch.sys",
         ),
         ("run = __builtins__['exec']\n", "reaches __builtins__"),

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograd_course.challenge.answer_source import answer_source
-from autograd_course.grading.fixcells import run_apart
-from autograd_course.grading.judging import judge_part
+from autograd_instructor.challenge.answer_source import answer_source
+from autograd_instructor.grading.fixcells import run_apart
+from autograd_instructor.grading.judging import judge_part
 
 
 def _judge(tmp_path, ex_id: str, source: str):

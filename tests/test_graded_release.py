@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from importlib.metadata import requires
 from pathlib import Path
@@ -14,12 +15,12 @@ import nbformat
 import pytest
 from fresh_venv import PROJECT, make_venv
 
-from autograd_course.challenge.catalogue import BUGS
-from autograd_course.challenge.draw import variant_for
-from autograd_course.challenge.parts import PARTS
-from autograd_course.challenge.secret import graded_key, read_secret
 from autograd_course.cli import main as cli_main
 from autograd_course.exercises import EXERCISES
+from autograd_instructor.challenge.catalogue import BUGS
+from autograd_instructor.challenge.draw import variant_for
+from autograd_instructor.challenge.parts import PARTS
+from autograd_instructor.challenge.secret import graded_key, read_secret
 
 pytestmark = pytest.mark.slow
 LEARNERS = ["alice", "bob", "s-1042"]
@@ -68,7 +69,7 @@ def test_the_learners_side_holds_no_reference_answer(release):
     for learner in [*LEARNERS, *(graded_key(secret, learner) for learner in LEARNERS)]:
         leaked = sorted(a for a in _answers(learner) if a in text)
         assert leaked == [], f"{learner}: {leaked[:3]}"
-    for module in ("autograd_course.challenge", "autograd_course.grading"):
+    for module in ("autograd_instructor", "autograd_instructor.challenge", "autograd_instructor.grading"):
         probe = subprocess.run(
             [str(venv.python), "-c", f"import {module}"],
             capture_output=True,
@@ -77,6 +78,18 @@ def test_the_learners_side_holds_no_reference_answer(release):
             env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},  # the venv's own install only
         )
         assert probe.returncode != 0 and "No module named" in probe.stderr
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    helped = subprocess.run(
+        [str(venv.python), "-m", "autograd_course", "help", "all"],
+        capture_output=True,
+        text=True,
+        cwd=release,  # not the checkout: `-m` puts the working folder on sys.path
+        env=env,
+    )
+    assert helped.returncode == 0, helped.stderr
+    listed = set(re.findall(r"^  (\S+)  ", helped.stdout, re.MULTILINE))
+    assert listed == {"learn", "start", "progress", "reset", "map", "help"}  # the learner's commands only
+    assert "none in this install" in helped.stdout
 
 
 def test_a_graded_notebook_gives_a_format_check_and_never_a_verdict(release, monkeypatch):
@@ -94,7 +107,7 @@ def test_a_graded_notebook_gives_a_format_check_and_never_a_verdict(release, mon
     )
     ns: dict = {"seed": 0, "device": "cpu"}
     ex = challenge("A", ns, folder)
-    assert ex.code() == __import__("autograd_course.challenge.catalogue", fromlist=["render"]).render(
+    assert ex.code() == __import__("autograd_instructor.challenge.catalogue", fromlist=["render"]).render(
         variant_for(graded_key(read_secret(release / "out.secret.json"), "alice"), "A")
     )
     from helpers import Stage

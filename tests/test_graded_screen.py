@@ -9,13 +9,13 @@ from __future__ import annotations
 import pytest
 from test_graded_isolation import _in_sandbox, bwrap  # noqa: F401  (bwrap: a fixture)
 
-from autograd_course.challenge.answer_source import answer_source
 from autograd_course.execution.sandbox import Sandbox
-from autograd_course.grading.grade import part_sandbox
-from autograd_course.grading.judging import judge_part
-from autograd_course.grading.proofcells import proof_cells
+from autograd_instructor.challenge.answer_source import answer_source
+from autograd_instructor.grading.grade import part_sandbox
+from autograd_instructor.grading.judging import judge_part
+from autograd_instructor.grading.proofcells import proof_cells
 
-_CATALOGUE = "autograd_course.challenge.catalogue"
+_CATALOGUE = "autograd_instructor.challenge.catalogue"
 # Exercise A's default variant: the output is detached, so nothing is recorded for the loss.
 _PROOF_A = (
     "model, optimizer = broken_setup(seed, device)\n"

@@ -12,16 +12,16 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograd_course.challenge.catalogue import render
-from autograd_course.challenge.draw import variant_for
-from autograd_course.challenge.hidden import hidden_runs
-from autograd_course.challenge.secret import SecretError, graded_key, learner_token, read_secret
 from autograd_course.cli import main
 from autograd_course.exercises import EXERCISES
 from autograd_course.graded import TOKEN_ENV, VARIANTS_FILE, challenge
-from autograd_course.grading.grade import NEEDS_SECRET, Record, Submission, _prepared
-from autograd_course.grading.gradescope import bundled_secret
 from autograd_course.sealed import entry_key, unseal
+from autograd_instructor.challenge.catalogue import render
+from autograd_instructor.challenge.draw import variant_for
+from autograd_instructor.challenge.hidden import hidden_runs
+from autograd_instructor.challenge.secret import SecretError, graded_key, learner_token, read_secret
+from autograd_instructor.grading.grade import NEEDS_SECRET, Record, Submission, _prepared
+from autograd_instructor.grading.gradescope import bundled_secret
 
 IDS = ("ada", "bob", "cy", "dee")
 

@@ -12,13 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from solved import solved_for
 
-from autograd_course.challenge.answer_source import answer_source
-from autograd_course.challenge.hidden import bug_shows, run_hidden
-from autograd_course.challenge.notebooks import challenge_cells
-from autograd_course.challenge.parts import broken_failures, broken_trace
-from autograd_course.challenge.reference import trace_broken
-from autograd_course.grading.fixcells import run_here
-from autograd_course.grading.grade import judge_hidden
+from autograd_instructor.challenge.answer_source import answer_source
+from autograd_instructor.challenge.hidden import bug_shows, run_hidden
+from autograd_instructor.challenge.notebooks import challenge_cells
+from autograd_instructor.challenge.parts import broken_failures, broken_trace
+from autograd_instructor.challenge.reference import trace_broken
+from autograd_instructor.grading.fixcells import run_here
+from autograd_instructor.grading.grade import judge_hidden
 
 # right answers of both parts for learners with different bugs and code shapes, and a wrong one of each
 CASES = [("ada", "A", 1), ("ada", "A", 2), ("bob", "M1", 1), ("bob", "M1", 2), ("cy", "D", 1), ("cy", "D", 2)]

@@ -19,17 +19,17 @@ from attacks import ATTACKS, HONEST, Target
 import helpers
 from autograd_course import graded, harness_core
 from autograd_course.answer_cells import GIVEN as CELLS_GIVEN
-from autograd_course.challenge import PARTS, NotAttempted, variant_for
-from autograd_course.challenge.answer_source import answer_source
-from autograd_course.challenge.catalogue import FIXABLE as CATALOGUE_FIXABLE
-from autograd_course.challenge.catalogue import render
 from autograd_course.exercises import EXERCISES
 from autograd_course.fixing import fixrun
-from autograd_course.grading.fixcells import fix_cells, run_here
-from autograd_course.grading.judging import judge_part
-from autograd_course.grading.proofcells import proof_cells
 from autograd_course.harness_core import FIXABLE, GIVEN, RUN_TIME_CODE, given_namespace, may_catch
 from autograd_course.proving import proofrun
+from autograd_instructor.challenge import PARTS, NotAttempted, variant_for
+from autograd_instructor.challenge.answer_source import answer_source
+from autograd_instructor.challenge.catalogue import FIXABLE as CATALOGUE_FIXABLE
+from autograd_instructor.challenge.catalogue import render
+from autograd_instructor.grading.fixcells import fix_cells, run_here
+from autograd_instructor.grading.judging import judge_part
+from autograd_instructor.grading.proofcells import proof_cells
 
 _ATTACK = {a.name: a for a in ATTACKS}
 _PYTHON_OWN = {"get_ipython", *dir(builtins)}

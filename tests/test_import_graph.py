@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("autograd_course", "helpers")
+PACKAGES = ("autograd_course", "autograd_instructor", "helpers")
 
 
 def _module_name(path: Path) -> str:
@@ -62,7 +62,7 @@ def import_graph() -> dict[str, set[str]]:
 
 
 def package_of(module: str) -> str:
-    """autograd_course.grading.grade -> autograd_course.grading; helpers.x -> helpers."""
+    """autograd_instructor.grading.grade -> autograd_instructor.grading; helpers.x -> helpers."""
     parts = module.split(".")
     return ".".join(parts[:2]) if parts[0] == "autograd_course" else parts[0]
 
@@ -97,9 +97,9 @@ def test_find_cycle_reports_a_planted_cycle():
 
 def test_import_graph_sees_imports_inside_functions(tmp_path):
     path = tmp_path / "m.py"
-    path.write_text("def f():\n    from autograd_course.grading import grade\n")
-    known = {"autograd_course.grading", "autograd_course.grading.grade", "m"}
-    assert _imports("m", path, known) == {"autograd_course.grading.grade"}
+    path.write_text("def f():\n    from autograd_instructor.grading import grade\n")
+    known = {"autograd_instructor.grading", "autograd_instructor.grading.grade", "m"}
+    assert _imports("m", path, known) == {"autograd_instructor.grading.grade"}
 
 
 def test_no_module_imports_itself_in_a_circle():
@@ -120,11 +120,11 @@ def test_no_package_imports_itself_in_a_circle():
     "low, high",
     [
         ("helpers", "autograd_course"),
-        ("autograd_course.challenge", "autograd_course.grading"),
-        ("autograd_course.challenge", "autograd_course.regression"),
-        ("autograd_course.execution", "autograd_course.grading"),
-        ("autograd_course.execution", "autograd_course.regression"),
-        ("autograd_course.regression", "autograd_course.grading"),
+        ("autograd_instructor.challenge", "autograd_instructor.grading"),
+        ("autograd_instructor.challenge", "autograd_instructor.regression"),
+        ("autograd_course.execution", "autograd_instructor.grading"),
+        ("autograd_course.execution", "autograd_instructor.regression"),
+        ("autograd_instructor.regression", "autograd_instructor.grading"),
     ],
 )
 def test_imports_run_one_way(low, high):

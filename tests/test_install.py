@@ -105,7 +105,7 @@ def test_wheel_install_runs_the_course_from_a_scratch_folder(venv, wheel, tmp_pa
     assert line.endswith("done"), progress.stdout
 
     solution = subprocess.run(
-        [str(venv.python), "-c", "from autograd_course.challenge import challenge; "
+        [str(venv.python), "-c", "from autograd_instructor.challenge import challenge; "
          "challenge('A', {}).part2.solution()"],
         cwd=work, env=venv.env(scratch), capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip

@@ -174,8 +174,8 @@ def test_check_on_the_lessons_says_what_it_is_for_and_shows_their_activities(ws,
 
 
 def test_check_skips_lessons_and_other_notebooks_in_one_line_each(ws, monkeypatch, capsys):
-    import autograd_course.grading.grade as grading
-    from autograd_course.grading.results import Record
+    import autograd_instructor.grading.grade as grading
+    from autograd_instructor.grading.results import Record
 
     graded = []
     monkeypatch.setattr(

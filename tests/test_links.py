@@ -7,9 +7,9 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from autograd_course.cli import main
-from autograd_course.commands.links import markdown_table, notebook_links
 from autograd_course.course import checkout, course_notebooks, exercise_notebooks
 from autograd_course.setup_cell import repository
+from autograd_instructor.commands.links import markdown_table, notebook_links
 
 FORK = "https://github.com/teacher/autograd-fork"
 

@@ -12,13 +12,13 @@ import random
 import pytest
 import torch
 
-from autograd_course.challenge import Outcome, Variant
-from autograd_course.challenge.catalogue import BUGS, TinyNet, unrecorded_fixed_code
-from autograd_course.challenge.exercise import fix_trace
-from autograd_course.challenge.parts import broken_failures, broken_trace, judge_part2, reference_reach
-from autograd_course.challenge.variants import Shape, shapes
 from autograd_course.fixing.fixcheck import CHECKS, LOSS_DROP, final_true_loss, judge_trace
 from autograd_course.harness_core import FIXABLE
+from autograd_instructor.challenge import Outcome, Variant
+from autograd_instructor.challenge.catalogue import BUGS, TinyNet, unrecorded_fixed_code
+from autograd_instructor.challenge.exercise import fix_trace
+from autograd_instructor.challenge.parts import broken_failures, broken_trace, judge_part2, reference_reach
+from autograd_instructor.challenge.variants import Shape, shapes
 
 # Seeds and shapes on which bug N's reference fix ends above half its start (found by a sweep of
 # 200 random hidden seeds; the first test shows each is such a seed, so the cases cannot go stale).

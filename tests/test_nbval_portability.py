@@ -14,7 +14,7 @@ import sys
 import pytest
 from strict_nbval import PORTABLE, child_environment, strict_nbval_failures
 
-from autograd_course.regression import probe_interpreter
+from autograd_instructor.regression import probe_interpreter
 
 pytestmark = pytest.mark.slow
 

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograd_course.challenge import BUGS, variant_for
-from autograd_course.challenge.catalogue import render
 from autograd_course.fixing import fixrun
 from autograd_course.harness_core import Untouched, given_namespace, untouched
+from autograd_instructor.challenge import BUGS, variant_for
+from autograd_instructor.challenge.catalogue import render
 
 FORGED = {"stage": "PARAMS_FROZEN", "summary": {"type": "number", "value": 1.0}, "forged": True}
 

@@ -9,13 +9,13 @@ import pickle
 import pytest
 
 import helpers
-from autograd_course.challenge import Variant
-from autograd_course.challenge.catalogue import build_broken
-from autograd_course.challenge.contract import judge_evidence
-from autograd_course.challenge.hidden import hidden_runs
-from autograd_course.challenge.reference import trace_broken
 from autograd_course.proving.kinds import is_real, real_steps
 from autograd_course.proving.proofrun import summarize
+from autograd_instructor.challenge import Variant
+from autograd_instructor.challenge.catalogue import build_broken
+from autograd_instructor.challenge.contract import judge_evidence
+from autograd_instructor.challenge.hidden import hidden_runs
+from autograd_instructor.challenge.reference import trace_broken
 from helpers import make_tiny_problem, parameter_changes, parameter_report, snapshot_parameters
 from helpers.parameters import ParameterChanges, ParameterReport
 

@@ -14,7 +14,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograd_course.cli import main
-from autograd_course.regression import (
+from autograd_instructor.regression import (
     RunError,
     cell_text_outputs,
     collect_notebooks,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nbformat.v4 import new_code_cell, new_output
 
-from autograd_course.regression import Sanitizer, cell_text_outputs, default_sanitize_config
+from autograd_instructor.regression import Sanitizer, cell_text_outputs, default_sanitize_config
 
 
 def cell_with(*outputs):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from autograd_course.regression import collect_notebooks
+from autograd_instructor.regression import collect_notebooks
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from autograd_course.cli import main
-from autograd_course.regression import (
+from autograd_instructor.regression import (
     NotebookResult,
     RunReport,
     check_durations,

@@ -20,7 +20,7 @@ import nbformat
 import pytest
 
 from autograd_course.cli import main
-from autograd_course.regression import cell_text_outputs, load_report
+from autograd_instructor.regression import cell_text_outputs, load_report
 
 pytestmark = pytest.mark.slow
 

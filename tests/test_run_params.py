@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from autograd_course.regression import DeclaredParameter, ParameterError, declared_parameters, type_parameters
+from autograd_instructor.regression import (
+    DeclaredParameter,
+    ParameterError,
+    declared_parameters,
+    type_parameters,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "run"
 

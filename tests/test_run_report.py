@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograd_course.regression import (
+from autograd_instructor.regression import (
     NotebookResult,
     RunReport,
     course_version,

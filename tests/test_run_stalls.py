@@ -14,9 +14,9 @@ from test_run_drift import lesson, make_run
 
 from autograd_course.cli import main
 from autograd_course.execution import kernel
-from autograd_course.regression.execute import _record_stall
-from autograd_course.regression.report import NotebookResult
-from autograd_course.regression.stalls import find_stalls
+from autograd_instructor.regression.execute import _record_stall
+from autograd_instructor.regression.report import NotebookResult
+from autograd_instructor.regression.stalls import find_stalls
 
 
 def _timed(wall_s: float, kernel_s: float) -> nbformat.NotebookNode:

@@ -12,14 +12,14 @@ import nbformat
 import pytest
 
 from autograd_course import repository as repository_module
-from autograd_course.challenge.catalogue import render
-from autograd_course.challenge.draw import variant_for
 from autograd_course.cli import main
 from autograd_course.course import COURSE_MAP, course_notebooks, exercise_notebooks
-from autograd_course.site import WIDGET_NOTE, build_site
-from autograd_course.site.broken_code import VARIANT_NOTE
-from autograd_course.site.build import CODE_BACKGROUND, contrast, readable
-from autograd_course.site.notebook_html import notebook_page, soft_breaks, static_widgets
+from autograd_instructor.challenge.catalogue import render
+from autograd_instructor.challenge.draw import variant_for
+from autograd_instructor.site import WIDGET_NOTE, build_site
+from autograd_instructor.site.broken_code import VARIANT_NOTE
+from autograd_instructor.site.build import CODE_BACKGROUND, contrast, readable
+from autograd_instructor.site.notebook_html import notebook_page, soft_breaks, static_widgets
 
 FORK = "https://github.com/teacher/autograd-fork"
 BRANCH = "spring-2027"
@@ -273,8 +273,8 @@ def test_outputs_that_answer_an_activity_are_folded_as_in_a_learners_copy():
     import nbformat
 
     from autograd_course.course import course_notebooks
-    from autograd_course.site.notebook_html import notebook_page
-    from autograd_course.site.reveals import revealing_cells
+    from autograd_instructor.site.notebook_html import notebook_page
+    from autograd_instructor.site.reveals import revealing_cells
 
     folded = 0
     for path in course_notebooks():

@@ -2,7 +2,7 @@
 
 `execute_cells` runs a notebook held in memory (grading: the learner's cells plus the grader's
 export cell) with nbclient. `kernel_manager` starts every kernel, also the ones `run` starts through
-papermill (autograd_course.regression.execute): it logs the kernel's own output, registers its
+papermill (autograd_instructor.regression.execute): it logs the kernel's own output, registers its
 process so an interrupted run can kill it, and, given a sandbox, launches it inside bubblewrap with
 resource limits (autograd_course.execution.sandbox). Imports neither papermill nor nbval: the
 learner's `check` runs on the core install.

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from autograd_course.classroom.room import LearnerState
-from autograd_course.classroom.views import room_html
-from autograd_course.grading.grade import Record
-from autograd_course.grading.results import write_results
+from autograd_instructor.classroom.room import LearnerState
+from autograd_instructor.classroom.views import room_html
+from autograd_instructor.grading.grade import Record
+from autograd_instructor.grading.results import write_results
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext

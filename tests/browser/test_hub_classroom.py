@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from autograd_course.challenge import PARTS, variant_for
+from autograd_instructor.challenge import PARTS, variant_for
 from browser.chromium import REQUIRE_BROWSER
 from browser.course_files import REPO
 from browser.notebook_page import NotebookPage
