@@ -302,3 +302,27 @@ def test_the_value_limit_holds_a_tinynet_training_many_times_over(written):
     _, raw, _ = written
     values = sum(t.numel() for key in ("params", "grads") for t in raw["fix"][key].values())
     assert values * 100 < MAX_VALUES
+
+
+def _plain_step(model, optimizer, inputs, targets):
+    optimizer.zero_grad()
+    loss = F.mse_loss(model(inputs), targets)
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
+def test_the_instructors_trail_reads_the_learners_training_from_the_record():
+    from autograd_instructor.grading.trail import _measures
+
+    fix = packed(collect_fix_trace(_setup, _plain_step, 3, "cpu"))
+    given = packed(collect_fix_trace(_setup, _plain_step, 3, "cpu"))
+    record = read_fix_record(_saved({"fix": fix, "given": given, "raised": None, "ran": ["fixed_step"]}))
+    measured = _measures(record)
+    losses = record["fix"]["losses"]
+    assert measured["loss"] == f"loss {losses[0]:.4g} -> {losses[-1]:.4g} in {FIX_STEPS} steps"
+    assert measured["moved"] == "every parameter changed"
+    raised = {"name": "NameError", "line": 2, "message": "name 'x' is not defined"}
+    failed = read_fix_record(_saved({"fix": {"not_attempted": True}, "given": given, "raised": raised}))
+    assert "raised NameError on line 2" in _measures(failed)["error"]
+    assert _measures(read_fix_record(_saved({"fix": {"not_attempted": True}})))["error"] == "not attempted"

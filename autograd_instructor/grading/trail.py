@@ -137,14 +137,16 @@ def _part1(ex_id: str, learner: str | None, runs: list[dict]) -> dict:
 
 
 def _measures(run: dict) -> dict[str, str]:
-    """What one part-2 run measured: {"loss": ..., "moved": ...}, or {"error": ...}."""
-    if run.get("error") or run.get("raised"):
+    """What one part-2 run measured: {"loss": ..., "moved": ...}, or {"error": ...}. The learner's
+    training is the record's `fix` (read_fix_record's form); the answer's own error sits beside it."""
+    fix = run.get("fix") if isinstance(run.get("fix"), dict) else {}
+    if fix.get("error") or run.get("raised") or fix.get("incomplete"):
         raised = f" ({_raised(run.get('raised'))})" if run.get("raised") else ""
-        return {"error": str(run.get("error") or "") + raised}
-    losses = run.get("losses") or []
+        return {"error": str(fix.get("error") or fix.get("incomplete") or "") + raised}
+    losses = fix.get("losses") or []
     if not losses:
-        return {"error": "not attempted" if run.get("not_attempted") else "nothing recorded"}
-    params, names = run.get("params") or [], run.get("names") or []
+        return {"error": "not attempted" if fix.get("not_attempted") else "nothing recorded"}
+    params, names = fix.get("params") or [], fix.get("names") or []
     still = [n for n in names if params and n in params[0] and torch.equal(params[0][n], params[-1][n])]
     return {
         "loss": f"loss {losses[0]:.4g} -> {losses[-1]:.4g} in {len(losses)} steps",
