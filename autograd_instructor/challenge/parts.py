@@ -79,10 +79,16 @@ def part1_verdict(
     return Verdict(exercise_id, 1, Outcome.CORRECT if ok else Outcome.INCORRECT, message)
 
 
+def _reference(variant: Variant, filename: str) -> dict:
+    """The namespace of the code with the bug removed, compiled here (never the learner's code)."""
+    namespace: dict = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
+    exec(compile(unrecorded_fixed_code(variant), filename, "exec"), namespace)
+    return namespace
+
+
 def reference_setup(variant: Variant, seed: int):
     """A callable building the code's own (model, optimizer) with the bug removed: the replay's optimizer."""
-    namespace: dict = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-    exec(compile(unrecorded_fixed_code(variant), "<reference setup>", "exec"), namespace)
+    namespace = _reference(variant, "<reference setup>")
 
     def setup() -> tuple:
         with global_rng():
@@ -95,8 +101,7 @@ def reference_setup(variant: Variant, seed: int):
 def reference_reach(variant: Variant, seed: int) -> float:
     """Where the code's intended training (the bug removed) ends on this seed: the true loss of its
     last weights, run here with the reference code, never the learner's (loss_falls' yardstick)."""
-    namespace: dict = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-    exec(compile(unrecorded_fixed_code(variant), "<reference training>", "exec"), namespace)
+    namespace = _reference(variant, "<reference training>")
     with global_rng():
         trace = collect_fix_trace(namespace["broken_setup"], namespace["broken_step"], seed, "cpu")
     return final_true_loss(seed, trace)
