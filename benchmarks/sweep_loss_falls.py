@@ -13,25 +13,13 @@ import random
 import sys
 import time
 
-import torch
-
-from autograd_course.fixing.fixcheck import LOSS_DROP, final_true_loss
+from autograd_course.fixing.fixcheck import LOSS_DROP, true_loss
 from autograd_course.harness_core import FIXABLE
 from autograd_instructor.challenge import Outcome, Variant
-from autograd_instructor.challenge.catalogue import BUGS, TinyNet, unrecorded_fixed_code
+from autograd_instructor.challenge.catalogue import BUGS
 from autograd_instructor.challenge.exercise import fix_trace
-from autograd_instructor.challenge.parts import judge_part2, reference_reach
+from autograd_instructor.challenge.parts import judge_part2, reference_namespace, reference_reach
 from autograd_instructor.challenge.variants import shapes
-from helpers import make_tiny_problem
-
-
-def _start_loss(seed: int, trace: dict) -> float:
-    inputs, targets = make_tiny_problem(seed)
-    model = TinyNet()
-    with torch.no_grad():
-        for p, name in zip(model.parameters(), trace["names"], strict=True):
-            p.copy_(trace["params"][0][name])
-        return float(torch.nn.functional.mse_loss(model(inputs), targets))
 
 
 def sweep(bug: str, seeds: int, rng: random.Random) -> tuple[int, int, float]:
@@ -39,17 +27,16 @@ def sweep(bug: str, seeds: int, rng: random.Random) -> tuple[int, int, float]:
     above, failed, worst = 0, 0, 0.0
     for _ in range(seeds):
         variant, seed = Variant(bug, rng.choice(shapes())), rng.randrange(1, 2**62)
-        namespace = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-        exec(compile(unrecorded_fixed_code(variant), "<reference fix>", "exec"), namespace)
+        namespace = reference_namespace(variant, "<reference fix>")
         trace = fix_trace(variant, {f: namespace[g] for f, g in FIXABLE.items()}, seed, "cpu")
-        ratio = final_true_loss(seed, trace) / _start_loss(seed, trace)
+        ratio = true_loss(seed, trace) / true_loss(seed, trace, step=0)
         above += ratio > LOSS_DROP
         worst = max(worst, ratio)
         verdict, _ = judge_part2("M1", variant, trace, seed, trace.get("given"))
         if verdict.outcome is not Outcome.CORRECT:
             failed += 1
             print(f"  {variant} seed {seed}: {verdict.message}", file=sys.stderr)
-        assert reference_reach(variant, seed) == final_true_loss(seed, trace)
+        assert reference_reach(variant, seed) == true_loss(seed, trace)
     return above, failed, worst
 
 

@@ -12,12 +12,18 @@ import random
 import pytest
 import torch
 
-from autograd_course.fixing.fixcheck import CHECKS, LOSS_DROP, final_true_loss, judge_trace
+from autograd_course.fixing.fixcheck import CHECKS, LOSS_DROP, judge_trace, true_loss
 from autograd_course.harness_core import FIXABLE
 from autograd_instructor.challenge import Outcome, Variant
 from autograd_instructor.challenge.catalogue import BUGS, TinyNet, unrecorded_fixed_code
 from autograd_instructor.challenge.exercise import fix_trace
-from autograd_instructor.challenge.parts import broken_failures, broken_trace, judge_part2, reference_reach
+from autograd_instructor.challenge.parts import (
+    broken_failures,
+    broken_trace,
+    judge_part2,
+    reference_namespace,
+    reference_reach,
+)
 from autograd_instructor.challenge.variants import Shape, shapes
 
 # Seeds and shapes on which bug N's reference fix ends above half its start (found by a sweep of
@@ -42,6 +48,12 @@ def _setup_with(variant: Variant, factor: str | None = None):
     return namespace["broken_setup"]
 
 
+def _reference_answers(variant: Variant) -> dict:
+    """The reference code's functions, handed in as a learner's fixed ones."""
+    namespace = reference_namespace(variant, "<learner's fix>")
+    return {fixed: namespace[given] for fixed, given in FIXABLE.items()}
+
+
 def _part2(variant: Variant, seed: int, fixed_setup):
     trace = fix_trace(variant, {"fixed_setup": fixed_setup}, seed, "cpu")
     return judge_part2("M1", variant, trace, seed, trace.get("given"))
@@ -60,9 +72,7 @@ def test_a_warm_up_fix_passes_on_seeds_where_the_intended_training_stays_above_h
 
 def test_a_reference_fix_without_a_warm_up_passes_where_its_training_ends_above_half():
     variant, seed = SLOW_ELSEWHERE
-    namespace = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-    exec(compile(unrecorded_fixed_code(variant), "<learner's fix>", "exec"), namespace)
-    trace = fix_trace(variant, {f: namespace[g] for f, g in FIXABLE.items()}, seed, "cpu")
+    trace = fix_trace(variant, _reference_answers(variant), seed, "cpu")
     assert "above 50%" in judge_trace(seed, trace).measured["loss_falls"]
     verdict, _ = judge_part2("M1", variant, trace, seed, trace.get("given"))
     assert verdict.outcome is Outcome.CORRECT, verdict.message
@@ -86,7 +96,7 @@ def test_the_yardstick_is_the_reference_run_and_the_bar_sits_halfway_to_it():
     variant, seed = SLOW_SEEDS[2]
     trace = fix_trace(variant, {"fixed_setup": _setup_with(variant)}, seed, "cpu")
     reach = reference_reach(variant, seed)
-    assert reach == pytest.approx(final_true_loss(seed, trace))  # the same training, run by the checker
+    assert reach == pytest.approx(true_loss(seed, trace))  # the same training, run by the checker
     assert judge_trace(seed, trace, reach=reach).status["loss_falls"] == "passed"
     start = float(judge_trace(seed, trace, reach=reach).measured["loss_falls"].split(" -> ")[0])
     farther = reach - 2 * (start - reach)  # its halfway point lies below where this training ends
@@ -107,10 +117,7 @@ def test_every_reference_fix_passes_every_check_on_random_hidden_seeds(bug):
     for _ in range(3):
         seed = rng.randrange(1, 2**62)
         variant = Variant(bug, rng.choice(shapes()))
-        namespace = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-        exec(compile(unrecorded_fixed_code(variant), "<learner's fix>", "exec"), namespace)
-        answers = {fixed: namespace[given] for fixed, given in FIXABLE.items()}
-        trace = fix_trace(variant, answers, seed, "cpu")
+        trace = fix_trace(variant, _reference_answers(variant), seed, "cpu")
         verdict, judged = judge_part2("M1", variant, trace, seed, trace.get("given"))
         assert verdict.outcome is Outcome.CORRECT, (variant, seed, verdict.message)
         assert judged.status == dict.fromkeys(CHECKS, "passed")

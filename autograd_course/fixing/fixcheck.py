@@ -31,9 +31,9 @@ __all__ = [
     "LR",
     "FixJudgement",
     "collect_fix_trace",
-    "final_true_loss",
     "judge_fix",
     "judge_trace",
+    "true_loss",
 ]
 
 LOSS_DROP = 0.5  # a fix's loss falls at least this share of the way the intended training's does
@@ -216,11 +216,12 @@ def _shape_problem(trace: Any) -> str | None:
     return None
 
 
-def final_true_loss(seed: int, trace: dict) -> float:
-    """The true loss of a trace's last weights on the seed's batch (a trusted run's reach)."""
+def true_loss(seed: int, trace: dict, step: int = -1) -> float:
+    """The true loss on the seed's batch of a trace's weights before step `step` (-1: its last
+    weights, a trusted run's reach; 0: where it started)."""
     inputs, targets = make_tiny_problem(seed)
     names = list(trace["names"])
-    return _true_loss_and_grads([trace["params"][-1][n] for n in names], inputs, targets)[0]
+    return _true_loss_and_grads([trace["params"][step][n] for n in names], inputs, targets)[0]
 
 
 def _fall_problem(first: float, final: float, reach: float | None) -> str | None:

@@ -20,8 +20,8 @@ from autograd_course.fixing.fixcheck import (
     FIX_STEPS,
     FixJudgement,
     collect_fix_trace,
-    final_true_loss,
     judge_trace,
+    true_loss,
 )
 from autograd_course.global_rng import global_rng
 from autograd_instructor.challenge.catalogue import (
@@ -49,6 +49,7 @@ __all__ = [
     "judge_part2",
     "part1_verdict",
     "part2_verdict",
+    "reference_namespace",
     "reference_reach",
     "reference_setup",
     "resolve_variant",
@@ -79,7 +80,7 @@ def part1_verdict(
     return Verdict(exercise_id, 1, Outcome.CORRECT if ok else Outcome.INCORRECT, message)
 
 
-def _reference(variant: Variant, filename: str) -> dict:
+def reference_namespace(variant: Variant, filename: str = "<reference>") -> dict:
     """The namespace of the code with the bug removed, compiled here (never the learner's code)."""
     namespace: dict = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
     exec(compile(unrecorded_fixed_code(variant), filename, "exec"), namespace)
@@ -88,7 +89,7 @@ def _reference(variant: Variant, filename: str) -> dict:
 
 def reference_setup(variant: Variant, seed: int):
     """A callable building the code's own (model, optimizer) with the bug removed: the replay's optimizer."""
-    namespace = _reference(variant, "<reference setup>")
+    namespace = reference_namespace(variant, "<reference setup>")
 
     def setup() -> tuple:
         with global_rng():
@@ -101,10 +102,10 @@ def reference_setup(variant: Variant, seed: int):
 def reference_reach(variant: Variant, seed: int) -> float:
     """Where the code's intended training (the bug removed) ends on this seed: the true loss of its
     last weights, run here with the reference code, never the learner's (loss_falls' yardstick)."""
-    namespace = _reference(variant, "<reference training>")
+    namespace = reference_namespace(variant, "<reference training>")
     with global_rng():
         trace = collect_fix_trace(namespace["broken_setup"], namespace["broken_step"], seed, "cpu")
-    return final_true_loss(seed, trace)
+    return true_loss(seed, trace)
 
 
 @lru_cache(maxsize=64)

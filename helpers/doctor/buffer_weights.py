@@ -70,13 +70,15 @@ class WeightUses:
 
     def watch(self, model: nn.Module) -> WeightUses:
         """Also record where the model's buffers named as a distribution's parameters are used."""
-        self._watched = {
-            id(b)
-            for _, module in model.named_modules()
-            if any(p.requires_grad for p in module.parameters())
-            for name, b in module.named_buffers(recurse=False)
-            if _distribution_like(name) and b.is_floating_point()
-        }
+        self._watched = set()
+        for _, module in model.named_modules():
+            found = [
+                id(b)
+                for name, b in module.named_buffers(recurse=False)
+                if _distribution_like(name) and b.is_floating_point()
+            ]  # most modules have none: their parameters are then never walked
+            if found and any(p.requires_grad for p in module.parameters()):
+                self._watched.update(found)
         return self
 
     def _wrap(self, name: str, original: Callable[..., Any]) -> Callable[..., Any]:
@@ -125,11 +127,12 @@ def _weight_buffers(model: nn.Module, used: dict[int, str]) -> list[tuple[str, s
     distribution's parameter and used in the step by a module whose layers train."""
     found = []
     for prefix, module in model.named_modules():
-        own = [n for n, p in module.named_parameters(recurse=False) if p.requires_grad]
-        below = [n for n, p in module.named_parameters() if p.requires_grad]  # its layers, for a sample
         for name, b in module.named_buffers(recurse=False):
-            trained = own if _weight_like(name) else below if _distribution_like(name) else []
-            if trained and id(b) in used:
+            if id(b) not in used or not (_weight_like(name) or _distribution_like(name)):
+                continue
+            below = not _weight_like(name)  # a distribution's parameters: what the module's layers train
+            trained = [n for n, p in module.named_parameters(recurse=below) if p.requires_grad]
+            if trained:
                 found.append((f"{prefix}.{name}" if prefix else name, used[id(b)], trained))
     return found
 
