@@ -58,6 +58,7 @@ __all__ = [
     "NotAttemptedError",
     "Untouched",
     "answer_run",
+    "defined_codes",
     "failure",
     "given_namespace",
     "is_answer_file",
@@ -131,6 +132,21 @@ def given_namespace(code: str, filename: str, seed: int) -> dict[str, Any]:
     inputs, targets = helpers.make_tiny_problem(seed, device="cpu")
     problem = dict(zip(_PROBLEM_NAMES, (inputs, targets, seed, "cpu"), strict=True))
     return ns | problem | {"NotAttempted": NotAttempted, "__name__": "__main__"}
+
+
+def defined_codes(ns: dict[str, Any], filename: str) -> frozenset:
+    """The code objects of what code compiled under filename defined in ns (its functions, its classes'
+    methods, and what they nest), taken before any answer runs. An exception passed through the broken
+    code only when one of its frames runs one of these: code an answer compiles under the same file
+    name makes code objects of its own."""
+    found: set = set()
+    for value in list(ns.values()):
+        members = list(vars(value).values()) if isinstance(value, type) else [value]
+        for member in members:
+            code = getattr(member, "__code__", None)
+            if code is not None and code.co_filename == filename:
+                found.update(_codes(code))
+    return frozenset(found)
 
 
 def is_answer_file(filename: str) -> bool:

@@ -3,7 +3,7 @@
 Import what you need by name: `from helpers import gradient_report, expect_error`.
 `helpers` exports what the lessons use; everything else is importable from its module
 (`helpers.gradients.GradientRow`, `helpers.doctor.checklist.CHECKLIST`, ...).
-Read it top to bottom: status.py (the vocabularies), tensors.py, finite.py, graph.py,
+Read it top to bottom: status.py (the vocabularies), graph.py, lineage.py, tensors.py, finite.py,
 gradients.py, parameters.py, hooks.py, harness.py; the doctor (diagnose, watch_non_finite)
 lives in helpers/doctor/.
 """

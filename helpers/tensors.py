@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
 from helpers._stats import count_nonfinite, dense_values
 from helpers._table import fmt, html_report_table
 from helpers._validate import require_tensor
+from helpers.lineage import Lineage, lineage
 
 __all__ = ["TensorInfo", "debug_tensor", "grad_fn_name", "has_grad"]
 
@@ -42,6 +43,8 @@ class TensorInfo:
     mean: float | None = None
     nan: int | None = None
     inf: int | None = None
+    # kept only when the tensor holds NaN or Inf, whose values are alike on every run (helpers/lineage.py)
+    lineage: Lineage | None = field(default=None, repr=False, compare=False)
 
     def _fields(self) -> list[tuple[str, object]]:
         fields: list[tuple[str, object]] = [
@@ -83,6 +86,7 @@ def debug_tensor(name: str, tensor: torch.Tensor) -> TensorInfo:
         grad_fn=grad_fn_name(tensor),
         has_grad=has_grad(tensor),
         **stats,
+        lineage=lineage(tensor) if stats.get("nan") or stats.get("inf") else None,
     )
 
 

@@ -241,6 +241,42 @@ def _raised_by_hand(t: Target) -> str:
     )
 
 
+@cache
+def _own_message(ex_id: str, variant: Variant) -> str:
+    """The error message of the learner's own variant (the same on every seed), from its reference proof."""
+    ns, _ = notebook(ex_id, variant)
+    run_cell(ns, PARTS[1]._solution(variant))
+    return _message(ns["evidence"])
+
+
+_PROXY = """\
+class _Inputs:
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        raise RuntimeError({message!r})
+
+    def __getattr__(self, name):
+        raise RuntimeError({message!r})
+
+
+model, optimizer = broken_setup(seed, device)
+try:
+    broken_step(model, optimizer, _Inputs(), targets)
+except RuntimeError as caught:
+    evidence = {evidence}
+"""
+
+
+def _raised_inside_the_step(t: Target) -> str:
+    """The genuine broken step on the run's own model, handed inputs of the answer's own that raise the
+    right message as soon as the step's forward pass touches them (before any error of the bug's): no
+    exec, no compile, a real frame of the broken code holding the run's model."""
+    stage = BUGS[t.variant.bug].stage
+    evidence = {"LOSS_NOT_IN_GRAPH": "[caught, True]", "GRAD_MODE_DISABLED": "[caught, False]"}
+    source = _PROXY.format(message=_own_message(t.ex_id, t.variant), evidence=evidence.get(stage, "caught"))
+    return source + _stage(t)
+
+
 def _catalogue(t: Target) -> dict[int, str]:
     head = (
         "import os\nfrom autograd_instructor.challenge.catalogue import BUGS, fixed_code\n"
@@ -370,6 +406,7 @@ ATTACKS: tuple[Attack, ...] = (
     Attack("broken step in try, textbook in except", _try_textbook),
     Attack("typed report", lambda t: {1: _typed_report(t)}),
     Attack("error raised by hand", lambda t: {1: _raised_by_hand(t)}),
+    Attack("error raised inside the step", lambda t: {1: _raised_inside_the_step(t)}),
     Attack("process through ctypes", _ctypes),
     Attack("fix that runs out of memory", _out_of_memory),
 )

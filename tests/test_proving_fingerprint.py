@@ -11,7 +11,7 @@ import pytest
 import helpers
 from autograd_course.proving.kinds import is_real, real_steps
 from autograd_course.proving.proofrun import summarize
-from autograd_instructor.challenge import Variant
+from autograd_instructor.challenge import Variant, compiled
 from autograd_instructor.challenge.catalogue import build_broken
 from autograd_instructor.challenge.contract import judge_evidence
 from autograd_instructor.challenge.hidden import hidden_runs
@@ -142,3 +142,114 @@ def test_a_report_without_zero_gradients_reads_no_values():
     with helpers.count_host_syncs() as reads:
         assert report.value_norms == {}
     assert reads.count == 0
+
+
+# An error's message is the same on every seed (bugs A and F: "does not require grad"; I and L: the
+# in-place and freed-graph errors). It counts only when it passed through the broken code's own
+# functions while they held the hidden run's model: the values of that model are the seed's.
+ERROR_BUGS = {
+    "A": "LOSS_NOT_IN_GRAPH",
+    "F": "GRAD_MODE_DISABLED",
+    "I": "BACKWARD_FAILED",
+    "L": "BACKWARD_FAILED",
+}
+
+
+def _caught(run) -> BaseException:
+    try:
+        run()
+    except RuntimeError as exc:
+        return exc
+    raise AssertionError("nothing was raised")
+
+
+def _broken_error(bug: str, seed: int) -> BaseException:
+    """The error the broken step raises on the run of this seed (bug L: on its second step)."""
+    code, model, optimizer, inputs, targets = _run(bug, seed)
+
+    def steps():
+        for _ in range(2):
+            code["broken_step"](model, optimizer, inputs, targets)
+
+    return _caught(steps)
+
+
+def _error_evidence(bug: str, exc: BaseException) -> dict:
+    summary = summarize(exc, compiled.is_broken_code)
+    if bug in ("A", "F"):  # the contract's list: the error and torch.is_grad_enabled() where it ran
+        return {"type": "list", "items": [summary, {"type": "answer", "value": bug == "A"}]}
+    return summary
+
+
+def _error_seed(bug: str) -> int:
+    return hidden_runs(f"error-learner-{bug}", "A", 1)[0][1]
+
+
+@pytest.mark.parametrize("bug", list(ERROR_BUGS))
+def test_the_error_of_the_hidden_runs_own_broken_step_proves_its_stage(bug):
+    seed = _error_seed(bug)
+    exc = _broken_error(bug, seed)
+    summary = summarize(exc, compiled.is_broken_code)
+    assert summary["origin"] == "broken code" and len(summary["models"]) == 1
+    ok, message = judge_evidence(Variant(bug), seed, ERROR_BUGS[bug], _error_evidence(bug, exc))
+    assert ok, message
+
+
+def _by_hand(bug: str, seed: int) -> BaseException:
+    return RuntimeError(str(_broken_error(bug, seed)))
+
+
+def _compiled_as_broken(bug: str, seed: int) -> BaseException:
+    """The right message raised by a function compiled under the broken code's file name, holding the
+    hidden run's own model (what an answer can make without the bug)."""
+    code, model, *_ = _run(bug, seed)
+    message = str(_broken_error(bug, seed))
+    ns: dict = {}
+    source = f"def broken_step(model):\n    raise RuntimeError({message!r})\n"
+    exec(compile(source, code["broken_step"].__code__.co_filename, "exec"), ns)
+    return _caught(lambda: ns["broken_step"](model))
+
+
+def _another_seed(bug: str, seed: int) -> BaseException:
+    return _broken_error(bug, seed + 1)  # the broken code's own error, on another seed's model
+
+
+@pytest.mark.parametrize("bug", list(ERROR_BUGS))
+@pytest.mark.parametrize("forge", [_by_hand, _compiled_as_broken, _another_seed])
+def test_the_same_message_from_anywhere_else_proves_nothing(bug, forge):
+    seed = _error_seed(bug)
+    exc = forge(bug, seed)
+    assert str(exc) == str(_broken_error(bug, seed))  # the message alone is right
+    ok, message = judge_evidence(Variant(bug), seed, ERROR_BUGS[bug], _error_evidence(bug, exc))
+    assert not ok, message
+
+
+_PROXY = """
+class Proxy:
+    def __init__(self, optimizer, message):
+        self.optimizer, self.message = optimizer, message
+
+    def __getattr__(self, name):
+        raise RuntimeError(self.message)
+"""
+
+
+def _through_a_proxy(bug: str, seed: int) -> BaseException:
+    """The genuine broken step on the hidden run's own model, handed an optimizer of the answer's that
+    raises the right message when the step touches it."""
+    code, model, optimizer, inputs, targets = _run(bug, seed)
+    ns: dict = {}
+    exec(compile(_PROXY, "<answer>", "exec"), ns)  # compiled as the grader's harness compiles an answer
+    proxy = ns["Proxy"](optimizer, str(_broken_error(bug, seed)))
+    return _caught(lambda: code["broken_step"](model, proxy, inputs, targets))
+
+
+@pytest.mark.parametrize("bug", list(ERROR_BUGS))
+def test_an_error_raised_by_the_answers_own_object_inside_the_broken_step_proves_nothing(bug):
+    seed = _error_seed(bug)
+    exc = _through_a_proxy(bug, seed)
+    summary = summarize(exc, compiled.is_broken_code)
+    assert summary["models"], "the broken step's frame held the run's model"
+    assert summary["origin"] == "elsewhere"
+    ok, message = judge_evidence(Variant(bug), seed, ERROR_BUGS[bug], _error_evidence(bug, exc))
+    assert not ok, message

@@ -115,8 +115,17 @@ def _plain(message: str) -> str:
 
 
 def _error_matches(s: dict, trace: BrokenTrace, i: int) -> bool:
+    """The run's error at step i, raised in the broken code while it held this run's model: a message is
+    the same on every seed, the model's values (proofrun.models_where_raised) are not."""
     error = _step(trace, i).error
-    return s.get("origin") == "broken code" and error is not None and _plain(s["message"]) == _plain(error)
+    if s.get("origin") != "broken code" or error is None or _plain(s["message"]) != _plain(error):
+        return False
+    moments = [norms for step in trace.steps[: i + 1] for norms in (step.norms_before, step.norms_after)]
+    return any(
+        set(model) == set(norms) and all(close(model[n], norms[n]) for n in norms)
+        for model in s.get("models", [])
+        for norms in moments
+    )
 
 
 def _seen_at(trace: BrokenTrace, i: int) -> list[dict]:

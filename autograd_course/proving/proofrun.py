@@ -11,17 +11,21 @@ process against its own run of the same broken code (contract.judge_evidence): n
 a grade, so nothing here must be trusted. The practice check summarizes evidence with the same
 `summarize`.
 
-An error counts as the broken code's only when raised by code compiled under the run's file name
-(`origin`). Before and after the answer, torch, the toolkit and json are compared with a snapshot, and
-an audit watch notes what the answer reached for (harness_core.answer_run): both are reported, for the
-instructor (the sandbox refuses the rest).
+An error counts as the broken code's only when it passed through the broken code's own functions
+(`origin`: their code objects, taken before the answer runs), and it carries the values of the model
+those functions held (`models_where_raised`), which tie it to this run's seed. Before and after the
+answer, torch, the toolkit and json are compared with a snapshot, and an audit watch notes what the
+answer reached for (harness_core.answer_run): both are reported, for the instructor (the sandbox
+refuses the rest).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Callable
+from types import CodeType
 from typing import Any
 
 import torch
@@ -29,6 +33,7 @@ import torch
 import helpers
 from autograd_course.harness_core import (
     answer_run,
+    defined_codes,
     given_namespace,
     own_names,
     run_answer,
@@ -48,11 +53,13 @@ from helpers import (
     TensorInfo,
 )
 from helpers.gradients import GradClassification
+from helpers.parameters import value_norms
 
 __all__ = [
     "RAISED_BY",
     "SUMMARIES",
     "answer_namespace",
+    "models_where_raised",
     "no_doctor",
     "origin",
     "prove",
@@ -64,21 +71,63 @@ __all__ = [
 
 RAISED_BY = ("broken code", "helpers")  # where an exception must come from to count as evidence
 
+# Where the frames below the broken code's may run: torch's, the toolkit's and the standard library's
+# own files, which an answer cannot write. A frame of the answer's own (an optimizer or model it hands
+# the broken code, which raises a message it typed) makes the error the answer's.
+_LIBRARIES = tuple(
+    os.path.join(os.path.dirname(os.path.abspath(path)), "")
+    for path in (torch.__file__, helpers.__file__, os.__file__)
+)
 
-def origin(exc: BaseException, is_broken: Callable[[str], bool]) -> str:
-    """Where an exception was raised: "broken code", "helpers", "elsewhere" or "never raised"."""
+
+def _library(code: CodeType) -> bool:
+    return os.path.abspath(code.co_filename).startswith(_LIBRARIES)
+
+
+def origin(exc: BaseException, is_broken: Callable[[CodeType], bool]) -> str:
+    """Where an exception was raised: "broken code" (through the broken code's own functions, and from
+    there only through them and the libraries), "helpers", "elsewhere" or "never raised"."""
     tb = exc.__traceback__
     if tb is None:
         return "never raised"
-    found = "elsewhere"
+    found, inside = "elsewhere", False
     while tb is not None:
         frame = tb.tb_frame
-        if is_broken(frame.f_code.co_filename):
-            return "broken code"
-        if str(frame.f_globals.get("__name__", "")).split(".")[0] == "helpers":
+        if is_broken(frame.f_code):
+            inside = True
+        elif inside and not _library(frame.f_code):
+            return "elsewhere"  # raised by code the answer made, which the broken code called
+        elif str(frame.f_globals.get("__name__", "")).split(".")[0] == "helpers":
             found = "helpers"
         tb = tb.tb_next
+    return "broken code" if inside else found
+
+
+def models_where_raised(exc: BaseException, is_broken: Callable[[CodeType], bool]) -> list[dict[str, float]]:
+    """The value norms of each model the broken code held in the frames an exception passed through.
+
+    An error's message is the same on every seed; the model the broken code was running when it raised
+    is not. That ties the error to this run: an error raised by hand, or compiled under the broken
+    code's file name, passes through no broken frame that holds this run's model."""
+    found, tb = [], exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if is_broken(frame.f_code):
+            for value in list(frame.f_locals.values()):
+                if isinstance(value, torch.nn.Module):
+                    norms = value_norms(value)
+                    if norms and norms not in found:
+                        found.append(norms)
+        tb = tb.tb_next
     return found
+
+
+def _error_fields(exc: BaseException, is_broken: Callable[[CodeType], bool]) -> dict:
+    return {
+        "message": str(exc),
+        "origin": origin(exc, is_broken),
+        "models": models_where_raised(exc, is_broken),
+    }
 
 
 def _num(v: Any) -> float | None:
@@ -175,7 +224,7 @@ SUMMARIES: tuple[tuple[str, tuple[type, ...], Callable[[Any, Callable], dict]], 
         (NonFiniteError,),
         lambda e, b: {"nan": e.nan, "inf": e.inf, "sample": list(e.sample), "origin": origin(e, b)},
     ),
-    ("error", (BaseException,), lambda e, b: {"message": str(e), "origin": origin(e, b)}),
+    ("error", (BaseException,), _error_fields),
     ("answer", (bool,), lambda v, _: {"value": bool(v)}),  # a checklist's answer: torch.is_grad_enabled()
     (
         "number",
@@ -191,7 +240,7 @@ def _is(types_: tuple[type, ...], evidence: Any) -> bool:
     return not isinstance(evidence, torch.Tensor) or evidence.numel() == 1
 
 
-def summarize(evidence: Any, is_broken: Callable[[str], bool]) -> dict:
+def summarize(evidence: Any, is_broken: Callable[[CodeType], bool]) -> dict:
     """Plain data (JSON-able) describing one evidence object from the helpers; is_broken says which
     compiled file names hold the broken code (an error raised there is the code's own)."""
     if isinstance(evidence, (list, tuple)):
@@ -199,7 +248,7 @@ def summarize(evidence: Any, is_broken: Callable[[str], bool]) -> dict:
     if isinstance(evidence, ExpectedError):  # what `with expect_error(...) as caught` caught
         caught = evidence.exception
         if caught is None:
-            return {"type": "error", "message": "", "origin": "never raised"}
+            return {"type": "error", "message": "", "origin": "never raised", "models": []}
         return summarize(caught, is_broken)
     for name, types_, fields in SUMMARIES:
         if _is(types_, evidence):
@@ -255,12 +304,13 @@ def prove(source: str, code: str, filename: str, seed: int, prelude: Any = ()) -
     error like any other; threads it leaves running are stopped and reported; names of this harness it
     replaced are reported as changed."""
     ns = answer_namespace(code, filename, seed)
+    broken = defined_codes(ns, filename)  # before the answer runs: its own code is never among them
     ns["stage"] = ns["evidence"] = placeholder = ns["NotAttempted"]
     with answer_run(_LOADED, _watched_objects()) as did:  # the objects taken before the answer runs
         error = run_answer(source, ns, prelude)
     stage, evidence = ns.get("stage", placeholder), ns.get("evidence", placeholder)
     attempted = stage is not placeholder and evidence is not placeholder
-    summary = summarize(evidence, lambda name: name == filename) if attempted and not did["changed"] else None
+    summary = summarize(evidence, broken.__contains__) if attempted and not did["changed"] else None
     return did | {
         "error": error,
         "not_attempted": not attempted,

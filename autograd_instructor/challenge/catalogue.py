@@ -14,7 +14,7 @@ import torch
 
 from autograd_course.exercises import EXERCISES, Exercise, exercise
 from autograd_course.fixing.fixcheck import LR
-from autograd_course.harness_core import FIXABLE
+from autograd_course.harness_core import FIXABLE, defined_codes
 from autograd_instructor.challenge import compiled
 from autograd_instructor.challenge.variants import Shape, Variant
 from autograd_instructor.challenge.viewing import viewed
@@ -468,12 +468,12 @@ def build_broken(
     """
     if isinstance(variant, str):
         variant = Variant(variant)
-    if filename is None:
-        filename = compiled.DEFAULT
-        compiled.accept(filename)
-    else:
-        compiled.accept_only(filename)
     namespace: dict = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-    exec(compile(render(variant), filename, "exec"), namespace)
+    exec(compile(render(variant), filename or compiled.DEFAULT, "exec"), namespace)
+    codes = defined_codes(namespace, filename or compiled.DEFAULT)
+    if filename is None:
+        compiled.accept(codes)
+    else:
+        compiled.accept_only(codes)
     namespace.update(overrides or {})
     return namespace

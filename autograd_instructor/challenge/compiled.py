@@ -1,29 +1,33 @@
-"""Which compiled file names hold the broken code: an error counts as evidence only when raised there.
+"""Which code objects are broken code: an error counts as evidence only when it passed through them.
 
-`build_broken` names the code it compiles and says so here; `evidence.origin` asks. The grader's
-hidden runs compile under a fresh random name and accept only that one (`accept_only`), so an answer
-that compiles its own code under a guessed name cannot forge an error of the broken code.
+`build_broken` says here what the code it compiles defined (harness_core.defined_codes); `evidence.origin`
+asks. Code an answer compiles itself, even under the broken code's file name, makes code objects of its
+own, so it cannot forge an error of the broken code. A hidden run's code is the only broken code while it
+runs (`accept_only`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from types import CodeType
+
 __all__ = ["DEFAULT", "accept", "accept_only", "is_broken_code"]
 
-DEFAULT = "<broken code>"
-_ACCEPTED: set[str] = {DEFAULT}
+DEFAULT = "<broken code>"  # the file name a practice notebook's broken code is compiled under
+_ACCEPTED: set[CodeType] = set()
 
 
-def accept(filename: str) -> None:
-    """Code compiled under filename is broken code (the notebook's own)."""
-    _ACCEPTED.add(filename)
+def accept(codes: Iterable[CodeType]) -> None:
+    """These code objects are broken code (a notebook's own, beside the others built before)."""
+    _ACCEPTED.update(codes)
 
 
-def accept_only(filename: str) -> None:
-    """From now on only code compiled under filename is broken code (a hidden run's)."""
+def accept_only(codes: Iterable[CodeType]) -> None:
+    """From now on only these code objects are broken code (a hidden run's)."""
     _ACCEPTED.clear()
-    _ACCEPTED.add(filename)
+    _ACCEPTED.update(codes)
 
 
-def is_broken_code(filename: str) -> bool:
-    """Was this file name given to broken code by build_broken (and is it still accepted)?"""
-    return filename in _ACCEPTED
+def is_broken_code(code: CodeType) -> bool:
+    """Is this code object one build_broken made (and is it still accepted)?"""
+    return code in _ACCEPTED
