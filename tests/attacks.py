@@ -277,6 +277,26 @@ def _raised_inside_the_step(t: Target) -> str:
     return source + _stage(t)
 
 
+@cache
+def _own_loss_value(ex_id: str, variant: Variant) -> float:
+    """The first value of the own variant's loss at seed 0 (an infinite loss is inf on every seed)."""
+    ns, _ = notebook(ex_id, variant)
+    run_cell(ns, "_v = compute_loss(*broken_setup(0, 'cpu')[:1], inputs, targets).detach().flatten()[0]")
+    return float(ns["_v"])
+
+
+def _typed_non_finite(t: Target) -> str:
+    """The value a non-finite loss has on every seed, typed into a tensor that requires grad, then
+    checked with the toolkit (a NonFiniteError raised by assert_finite, or a report): no run in it."""
+    value = _own_loss_value(t.ex_id, t.variant)
+    value = value if value != value or abs(value) == float("inf") else float("inf")
+    made = f"torch.tensor(float({str(value)!r}), requires_grad=True)"
+    return (
+        f"with expect_error(NonFiniteError) as caught:\n    assert_finite('loss', {made})\n"
+        f"evidence = caught if caught.exception is not None else debug_tensor('loss', {made})\n" + _stage(t)
+    )
+
+
 def _catalogue(t: Target) -> dict[int, str]:
     head = (
         "import os\nfrom autograd_instructor.challenge.catalogue import BUGS, fixed_code\n"
@@ -407,6 +427,7 @@ ATTACKS: tuple[Attack, ...] = (
     Attack("typed report", lambda t: {1: _typed_report(t)}),
     Attack("error raised by hand", lambda t: {1: _raised_by_hand(t)}),
     Attack("error raised inside the step", lambda t: {1: _raised_inside_the_step(t)}),
+    Attack("non-finite loss typed", lambda t: {1: _typed_non_finite(t)}),
     Attack("process through ctypes", _ctypes),
     Attack("fix that runs out of memory", _out_of_memory),
 )

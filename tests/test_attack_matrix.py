@@ -174,24 +174,42 @@ def _practice_check(style: str, ex_id: str, part: int) -> Outcome:
 
 
 def _graded_check(folder: Path, style: str, ex_id: str, part: int) -> Outcome:
+    """The graded notebook's own check of an honest style's answer."""
+    return _graded_check_of(folder, _slug(style), ex_id, part, _honest_answer(style, "graded", ex_id, part))
+
+
+def _graded_check_of(folder: Path, student: str, ex_id: str, part: int, answer: str) -> Outcome:
     """The graded notebook's own check: the release's entry opened with the learner's token."""
-    student = _slug(style)
     ns = {"seed": 0, "device": "cpu", "torch": torch, "F": torch.nn.functional}
     ns |= {name: getattr(helpers, name) for name in helpers.__all__}
     ex = GradedChallenge(ex_id, ns, student, folder, learner_token(SECRET, student))
     ns["broken_setup"], ns["compute_loss"], ns["broken_step"] = ex.broken()
     ns["inputs"], ns["targets"] = helpers.make_tiny_problem(0)
-    source = answer_source(_honest_answer(style, "graded", ex_id, part), part).source
+    source = answer_source(answer, part).source
     ns["In"] = ["", source, f"ex.part{part}.check()"]  # IPython's history: the answer cell, then the check
     run_cell(ns, source)
     return getattr(ex, f"part{part}").verdict().outcome
 
 
+# Attacks in the answer itself (no patched torch, no threads, no exits, no processes): safe to run in
+# this process, where the graded notebook's own check must predict what `grade` gave them.
+ANSWER_LEVEL = (
+    "default solutions pasted",
+    "classmate's answers",
+    "toolkit diagnose",
+    "broken step in try, textbook in except",
+    "typed report",
+    "error raised by hand",
+    "error raised inside the step",
+    "non-finite loss typed",
+)
+
+
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
-    """The graded release's sealed variants file, for the honest learners' graded checks."""
+    """The graded release's sealed variants file, for the graded checks of honest and attacking learners."""
     folder = tmp_path_factory.mktemp("release")
-    data = variants_data(list(EXERCISES), [_slug(s) for s in HONEST], SECRET)
+    data = variants_data(list(EXERCISES), [_slug(s) for s in (*HONEST, *ANSWER_LEVEL)], SECRET)
     (folder / VARIANTS_FILE).write_text(json.dumps(data))
     return folder
 
@@ -207,6 +225,24 @@ def test_the_notebooks_own_check_passes_honest_styles_as_grade_does(release, sty
         else:
             check = _practice_check(style, ex_id, part)
         assert check is Outcome.CORRECT, (part, check)
+
+
+PREDICTED = [(a, e) for a in ATTACKS if a.name in ANSWER_LEVEL for e in EXERCISES]
+
+
+def test_every_answer_level_attack_is_an_attack_of_the_matrix():
+    assert set(ANSWER_LEVEL) <= {a.name for a in ATTACKS}
+
+
+@pytest.mark.parametrize(("attack", "ex_id"), PREDICTED, ids=[f"{_slug(a.name)}-{e}" for a, e in PREDICTED])
+def test_the_graded_notebooks_own_check_predicts_what_an_attack_earns(graded, release, attack, ex_id):
+    """Every part the check calls correct earns every point in `grade`, and every other part does not."""
+    student = _slug(attack.name)
+    target = Target(ex_id, _variant(student, "graded", ex_id), variant_for(VICTIM, ex_id))
+    for part, answer in attack.write(target).items():
+        check = _graded_check_of(release, student, ex_id, part, answer)
+        earned = score(graded[student, "graded", ex_id, part])
+        assert (check is Outcome.CORRECT) == (earned == part_max(part)), (part, check, earned)
 
 
 @pytest.mark.parametrize(("ex_id", "mode"), [(e, m) for e in EXERCISES for m in MODES])

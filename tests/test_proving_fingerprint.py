@@ -7,6 +7,7 @@ from __future__ import annotations
 import pickle
 
 import pytest
+import torch
 
 import helpers
 from autograd_course.proving.kinds import is_real, real_steps
@@ -14,7 +15,7 @@ from autograd_course.proving.proofrun import summarize
 from autograd_instructor.challenge import Variant, compiled
 from autograd_instructor.challenge.catalogue import build_broken
 from autograd_instructor.challenge.contract import judge_evidence
-from autograd_instructor.challenge.hidden import hidden_runs
+from autograd_instructor.challenge.hidden import bug_shows, hidden_runs
 from autograd_instructor.challenge.reference import trace_broken
 from helpers import make_tiny_problem, parameter_changes, parameter_report, snapshot_parameters
 from helpers.parameters import ParameterChanges, ParameterReport
@@ -253,3 +254,65 @@ def test_an_error_raised_by_the_answers_own_object_inside_the_broken_step_proves
     assert summary["origin"] == "elsewhere"
     ok, message = judge_evidence(Variant(bug), seed, ERROR_BUGS[bug], _error_evidence(bug, exc))
     assert not ok, message
+
+
+# An infinite or NaN loss is alike on every seed (bugs E and J): it counts only with what it was computed
+# from (helpers/lineage.py), the same operations from leaves with the values of the hidden run's model.
+def _nonfinite_seed(bug: str) -> int:
+    return next(s for s in range(_error_seed("A"), _error_seed("A") + 50) if bug_shows(Variant(bug), s))
+
+
+def _loss(bug: str, seed: int):
+    code, model, _, inputs, targets = _run(bug, seed)
+    return code["compute_loss"](model, inputs, targets), model
+
+
+def _asserted(tensor) -> helpers.NonFiniteError:
+    try:
+        helpers.assert_finite("loss", tensor)
+    except helpers.NonFiniteError as exc:
+        return exc
+    raise AssertionError("the tensor was finite")
+
+
+def _nonfinite_ok(bug: str, seed: int, evidence) -> bool:
+    summary = summarize(evidence, compiled.is_broken_code)
+    return judge_evidence(Variant(bug), seed, "FORWARD_NON_FINITE", summary)[0]
+
+
+@pytest.mark.parametrize("bug", ["E", "J"])
+@pytest.mark.parametrize("report", [_asserted, lambda t: helpers.debug_tensor("loss", t)])
+def test_the_hidden_runs_own_non_finite_loss_proves_its_stage(bug, report):
+    seed = _nonfinite_seed(bug)
+    loss, _ = _loss(bug, seed)
+    assert not torch.isfinite(loss).all()
+    assert _nonfinite_ok(bug, seed, report(loss))
+
+
+def _typed(bug: str, seed: int):
+    loss, _ = _loss(bug, seed)
+    return torch.full_like(loss.detach(), float(loss.detach().flatten()[0]))  # the same values, typed
+
+
+def _typed_leaf(bug: str, seed: int):
+    return _typed(bug, seed).requires_grad_()
+
+
+def _on_the_runs_model(bug: str, seed: int):
+    """The run's own parameters, times the loss's value: a graph of the run, not the bug's."""
+    loss, model = _loss(bug, seed)
+    return sum(p.sum() for p in model.parameters()) * 0 + float(loss.detach().flatten()[0])
+
+
+def _other_seed(bug: str, seed: int):
+    return _loss(bug, next(s for s in range(seed + 1, seed + 50) if bug_shows(Variant(bug), s)))[0]
+
+
+@pytest.mark.parametrize("bug", ["E", "J"])
+@pytest.mark.parametrize("report", [_asserted, lambda t: helpers.debug_tensor("loss", t)])
+@pytest.mark.parametrize("forge", [_typed, _typed_leaf, _on_the_runs_model, _other_seed])
+def test_a_non_finite_loss_typed_or_from_elsewhere_proves_nothing(bug, report, forge):
+    seed = _nonfinite_seed(bug)
+    forged = forge(bug, seed)
+    assert not torch.isfinite(forged).all()
+    assert not _nonfinite_ok(bug, seed, report(forged))

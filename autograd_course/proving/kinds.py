@@ -92,7 +92,19 @@ def _changes_match(rows: list[dict], step: StepRecord) -> bool:
     )
 
 
+def _same_lineage(s: dict, seen: dict) -> bool:
+    """A non-finite tensor is alike on every run; what it was computed from (helpers/lineage.py) is not:
+    the same operations from leaves with the same values. A tensor with no graph has none to match."""
+    mine, theirs = s.get("lineage"), seen.get("lineage")
+    if not mine or not theirs or not mine["leaves"] or mine["ops"] != theirs["ops"]:
+        return False
+    pairs = list(zip(mine["leaves"], theirs["leaves"]))
+    return len(mine["leaves"]) == len(theirs["leaves"]) and all(close(a, b) for a, b in pairs)
+
+
 def _tensor_matches(s: dict, seen: dict) -> bool:
+    if (s.get("nan") or 0) + (s.get("inf") or 0) and not _same_lineage(s, seen):
+        return False
     return (
         s.get("shape") == seen["shape"]
         and s.get("requires_grad") == seen.get("requires_grad", s.get("requires_grad"))
@@ -104,6 +116,8 @@ def _tensor_matches(s: dict, seen: dict) -> bool:
 
 def _nonfinite_matches(s: dict, seen: dict) -> bool:
     if (s["nan"], s["inf"]) != (seen["nan"], seen["inf"]) or s["nan"] + s["inf"] == 0:
+        return False
+    if not _same_lineage(s, seen):
         return False
     sample = seen["nonfinite_sample"][: len(s["sample"])]
     return len(sample) == len(s["sample"]) and all(close(a, b) for a, b in zip(sample, s["sample"]))

@@ -59,6 +59,7 @@ __all__ = [
     "RAISED_BY",
     "SUMMARIES",
     "answer_namespace",
+    "lineage_fields",
     "models_where_raised",
     "no_doctor",
     "origin",
@@ -181,8 +182,16 @@ def _report_rows(report: Any, _is_broken: Callable) -> dict:
     }
 
 
+def lineage_fields(found: Any) -> dict | None:
+    """A helpers.lineage.Lineage as plain data (None where none was kept: a finite tensor's)."""
+    if found is None:
+        return None
+    return {"ops": list(found.ops), "leaves": [float(v) for v in found.leaves]}
+
+
 def _tensor_fields(info: Any, _is_broken: Callable) -> dict:
     return {
+        "lineage": lineage_fields(getattr(info, "lineage", None)),
         "shape": list(info.shape),
         "requires_grad": info.requires_grad,
         "grad_fn": info.grad_fn,
@@ -222,7 +231,13 @@ SUMMARIES: tuple[tuple[str, tuple[type, ...], Callable[[Any, Callable], dict]], 
     (
         "NonFiniteError",
         (NonFiniteError,),
-        lambda e, b: {"nan": e.nan, "inf": e.inf, "sample": list(e.sample), "origin": origin(e, b)},
+        lambda e, b: {
+            "nan": e.nan,
+            "inf": e.inf,
+            "sample": list(e.sample),
+            "origin": origin(e, b),
+            "lineage": lineage_fields(getattr(e, "lineage", None)),
+        },
     ),
     ("error", (BaseException,), _error_fields),
     ("answer", (bool,), lambda v, _: {"value": bool(v)}),  # a checklist's answer: torch.is_grad_enabled()

@@ -14,8 +14,10 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
+from autograd_course.proving.proofrun import lineage_fields
 from helpers import TinyNet, gradient_report, make_tiny_problem
 from helpers._stats import count_nonfinite, exact_norm  # the one NaN/Inf counter, the exact norm
+from helpers.lineage import lineage
 from helpers.parameters import value_norms  # the fingerprint parameter_report and parameter_changes carry
 
 __all__ = ["REFERENCE_STEPS", "BrokenTrace", "StepRecord", "close", "tensor_stats", "trace_code", "trace_run"]
@@ -37,6 +39,8 @@ def tensor_stats(t: torch.Tensor) -> dict:
         "max": float(d.max()) if d.numel() else None,
         "mean": float(d.mean()) if d.numel() else None,
         "nonfinite_sample": [float(v) for v in d[~finite].flatten()[:5]],
+        # what a non-finite tensor was computed from: its values are alike on every run, this is not
+        "lineage": lineage_fields(lineage(t)) if nan + inf else None,
     }
     return stats
 
