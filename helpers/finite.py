@@ -6,19 +6,15 @@ import torch
 
 from helpers._stats import abs_max, count_nonfinite, dense_values
 from helpers._validate import require_tensor
-from helpers.lineage import Lineage, lineage
 
 __all__ = ["NonFiniteError", "assert_finite"]
 
 
 class NonFiniteError(RuntimeError):
-    """A tensor held NaN or Inf; `.name`, `.nan` and `.inf` say which and how many; `.lineage` what the
-    tensor was computed from (helpers/lineage.py)."""
+    """A tensor held NaN or Inf; `.name`, `.nan` and `.inf` say which and how many."""
 
-    def __init__(
-        self, name: str, nan: int, inf: int, sample: list[float], numel: int, lineage: Lineage | None = None
-    ) -> None:
-        self.name, self.nan, self.inf, self.sample, self.lineage = name, nan, inf, sample, lineage
+    def __init__(self, name: str, nan: int, inf: int, sample: list[float], numel: int) -> None:
+        self.name, self.nan, self.inf, self.sample = name, nan, inf, sample
         shown = ", ".join(str(v) for v in sample)
         super().__init__(
             f"{name} contains non-finite values: nan={nan} inf={inf} of {numel} elements; sample=[{shown}]"
@@ -35,4 +31,4 @@ def assert_finite(name: str, tensor: torch.Tensor, *, sample_size: int = 5) -> t
         return tensor
     nan, inf = (int(v) for v in count_nonfinite(t).tolist())
     sample = t[~torch.isfinite(t)].flatten()[:sample_size].tolist()
-    raise NonFiniteError(name, nan, inf, sample, t.numel(), lineage(tensor))
+    raise NonFiniteError(name, nan, inf, sample, t.numel())

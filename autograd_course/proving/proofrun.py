@@ -53,6 +53,7 @@ from helpers import (
     TensorInfo,
 )
 from helpers.gradients import GradClassification
+from helpers.lineage import lineage
 from helpers.parameters import value_norms
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
     "warm_up",
 ]
 
+_ASSERT_FINITE = helpers.assert_finite.__code__  # taken before any answer runs
 RAISED_BY = ("broken code", "helpers")  # where an exception must come from to count as evidence
 
 # Where the frames below the broken code's may run: torch's, the toolkit's and the standard library's
@@ -189,6 +191,18 @@ def lineage_fields(found: Any) -> dict | None:
     return {"ops": list(found.ops), "leaves": [float(v) for v in found.leaves]}
 
 
+def _asserted_lineage(exc: BaseException) -> dict | None:
+    """The lineage of the tensor assert_finite raised on (found in its frame): None for an error that
+    assert_finite did not raise."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is _ASSERT_FINITE:
+            tensor = tb.tb_frame.f_locals.get("tensor")
+            return lineage_fields(lineage(tensor)) if isinstance(tensor, torch.Tensor) else None
+        tb = tb.tb_next
+    return None
+
+
 def _tensor_fields(info: Any, _is_broken: Callable) -> dict:
     return {
         "lineage": lineage_fields(getattr(info, "lineage", None)),
@@ -236,7 +250,7 @@ SUMMARIES: tuple[tuple[str, tuple[type, ...], Callable[[Any, Callable], dict]], 
             "inf": e.inf,
             "sample": list(e.sample),
             "origin": origin(e, b),
-            "lineage": lineage_fields(getattr(e, "lineage", None)),
+            "lineage": _asserted_lineage(e),
         },
     ),
     ("error", (BaseException,), _error_fields),
