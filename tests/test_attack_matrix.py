@@ -8,6 +8,7 @@ notebooks, all their answers run in one kernel per part (kernels are what gradin
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -187,7 +188,10 @@ def _graded_check_of(folder: Path, student: str, ex_id: str, part: int, answer: 
     ns["inputs"], ns["targets"] = helpers.make_tiny_problem(0)
     source = answer_source(answer, part).source
     ns["In"] = ["", source, f"ex.part{part}.check()"]  # IPython's history: the answer cell, then the check
-    run_cell(ns, source)
+    with contextlib.suppress(
+        Exception
+    ):  # a cell that raises leaves the learner its check to run all the same
+        run_cell(ns, source)
     return getattr(ex, f"part{part}").verdict().outcome
 
 
@@ -234,15 +238,29 @@ def test_every_answer_level_attack_is_an_attack_of_the_matrix():
     assert set(ANSWER_LEVEL) <= {a.name for a in ATTACKS}
 
 
+# What the graded notebook's check does not judge, as autograd_course/graded.py says: whether the named
+# stage is the code's and proven by the contract (that would tell a learner the stage), and whether each
+# update is the intended optimizer's (the replay needs the reference fix). A grade lost there only.
+UNSEEN_BY_THE_CHECK = (
+    "does not prove Stage.",
+    "but this code does not fail there",
+    "moved by something other than the code's",
+)
+
+
 @pytest.mark.parametrize(("attack", "ex_id"), PREDICTED, ids=[f"{_slug(a.name)}-{e}" for a, e in PREDICTED])
 def test_the_graded_notebooks_own_check_predicts_what_an_attack_earns(graded, release, attack, ex_id):
-    """Every part the check calls correct earns every point in `grade`, and every other part does not."""
+    """A part the check fails earns less than every point in `grade`; a part it passes earns every point,
+    or loses them only for what the check does not judge (UNSEEN_BY_THE_CHECK)."""
     student = _slug(attack.name)
     target = Target(ex_id, _variant(student, "graded", ex_id), variant_for(VICTIM, ex_id))
     for part, answer in attack.write(target).items():
         check = _graded_check_of(release, student, ex_id, part, answer)
-        earned = score(graded[student, "graded", ex_id, part])
-        assert (check is Outcome.CORRECT) == (earned == part_max(part)), (part, check, earned)
+        record = graded[student, "graded", ex_id, part]
+        if check is not Outcome.CORRECT:
+            assert score(record) < part_max(part), (part, check, record.message)
+        elif score(record) < part_max(part):
+            assert any(unseen in record.message for unseen in UNSEEN_BY_THE_CHECK), (part, record.message)
 
 
 @pytest.mark.parametrize(("ex_id", "mode"), [(e, m) for e in EXERCISES for m in MODES])
