@@ -6,7 +6,8 @@ repair and no draw: each learner's broken code and hints are rendered by the ins
 only that learner's kernel holds (AUTOGRAD_COURSE_TOKEN, or `token` in course.json). This module
 reads that file and nothing of the challenge package, so it works in a learner install that has no
 answers. Part 1's check runs the answer cell on its own, as the grader does, on the learner's own code
-(graded_part1.py), and says what would fail there, never whether the stage is right. Part 2's check
+(graded_part1.py), and says what would fail there, down to evidence that does not prove the stage
+named (the public contract, proving/proofs.py), never whether the code fails at that stage. Part 2's check
 runs the behaviour checks the grader runs (autograd_course.fixing: true_loss, no_carryover,
 params_move, loss_falls) on the learner's own code and seed and names every one that fails;
 `autograd-course grade` runs them again on seeds the learner never saw, also replaying each update

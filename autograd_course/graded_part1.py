@@ -24,7 +24,8 @@ from autograd_course.answer_cells import GIVEN, earlier_cells, python_of
 from autograd_course.checks.verdict import Outcome
 from autograd_course.proving import proofrun
 from autograd_course.proving.kinds import describe, is_real
-from autograd_course.proving.trace import REFERENCE_STEPS, trace_code
+from autograd_course.proving.proofs import accepted, also_proves, proves, unrecorded_meaning
+from autograd_course.proving.trace import REFERENCE_STEPS, BrokenTrace, trace_code
 
 __all__ = ["answer_cell", "part1_behaviour"]
 
@@ -79,13 +80,32 @@ def part1_behaviour(ns: dict[str, Any], code: str) -> tuple[Outcome, str] | None
     proofrun.warm_up(code, name)  # torch's lazy set-up is not the answer's change
     with torch.random.fork_rng(devices=[]):
         run = proofrun.prove(source, code, name, seed, prelude)
-    return _told(run) or _unreal(run["summary"] or {}, code, seed)
+    if told := _told(run):
+        return told
+    summary, trace = run["summary"] or {}, trace_code(code, seed)
+    return _unreal(summary, trace, seed) or _unproven(run["stage"], summary, trace)
 
 
-def _unreal(summary: dict, code: str, seed: int) -> tuple[Outcome, str] | None:
+def _unproven(stage: str, summary: dict, trace: BrokenTrace) -> tuple[Outcome, str] | None:
+    """Why real evidence does not prove the stage the learner named, by the public contract (None when
+    it does). Whether the code fails at that stage is the grader's to say: this never tells the stage."""
+    if not proves(stage, summary, trace):
+        return Outcome.INCORRECT, unrecorded_meaning(stage, summary) or (
+            f"the evidence ({describe(summary)}) does not prove Stage.{stage}; for that stage the "
+            f"contract accepts: {accepted(stage)}"
+        )
+    if pile := also_proves(stage, summary, trace):
+        return Outcome.INCORRECT, (
+            f"the evidence ({describe(summary)}) also proves Stage.{pile}: a proof shows the one failure "
+            "you name, so keep only the observations that prove yours"
+        )
+    return None
+
+
+def _unreal(summary: dict, trace: BrokenTrace, seed: int) -> tuple[Outcome, str] | None:
     """Why the evidence's values are not what a run of the learner's own code produces (None when they
     are): the grader counts evidence only when it matches its own run of the code it ran."""
-    if is_real(summary, trace_code(code, seed)):
+    if is_real(summary, trace):
         return None
     return Outcome.INCORRECT, (
         f"the evidence ({describe(summary)}) does not match what your broken code produces in its first "

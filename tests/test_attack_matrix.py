@@ -238,11 +238,10 @@ def test_every_answer_level_attack_is_an_attack_of_the_matrix():
     assert set(ANSWER_LEVEL) <= {a.name for a in ATTACKS}
 
 
-# What the graded notebook's check does not judge, as autograd_course/graded.py says: whether the named
-# stage is the code's and proven by the contract (that would tell a learner the stage), and whether each
-# update is the intended optimizer's (the replay needs the reference fix). A grade lost there only.
+# What the graded notebook's check does not judge, as autograd_course/graded.py says: whether the code
+# fails at the named stage (that would tell a learner the stage), and whether each update is the
+# intended optimizer's (the replay needs the reference fix). A grade lost there only.
 UNSEEN_BY_THE_CHECK = (
-    "does not prove Stage.",
     "but this code does not fail there",
     "moved by something other than the code's",
 )
