@@ -19,10 +19,21 @@ from helpers import TinyNet, gradient_report, make_tiny_problem
 from helpers._stats import count_nonfinite, exact_norm  # the one NaN/Inf counter, the exact norm
 from helpers.lineage import lineage
 from helpers.parameters import value_norms  # the fingerprint parameter_report and parameter_changes carry
+from helpers.thresholds import EXPLODING, VANISHING
 
-__all__ = ["REFERENCE_STEPS", "BrokenTrace", "StepRecord", "close", "tensor_stats", "trace_code", "trace_run"]
+__all__ = [
+    "REFERENCE_STEPS",
+    "BrokenTrace",
+    "StepRecord",
+    "behaviour",
+    "close",
+    "tensor_stats",
+    "trace_code",
+    "trace_run",
+]
 
 REFERENCE_STEPS = 10  # evidence may come from any of the first 10 broken steps (docs/grading.md says so)
+ALIKE_STEPS = 3  # seeds alike in their first 3 steps' behaviour (`behaviour`) show the same failure
 
 
 def tensor_stats(t: torch.Tensor) -> dict:
@@ -173,6 +184,47 @@ def trace_code(code: str, seed: int) -> BrokenTrace:
     exec(compile(code, "<broken code>", "exec"), namespace)
     with torch.random.fork_rng(devices=[]):
         return trace_run(namespace, seed)
+
+
+def _grad_kind(g: dict | None, settled: bool) -> str:
+    if g is None:
+        return "none"
+    if g.get("nan") or g.get("inf"):
+        return "non-finite"
+    if g["norm"] == 0:
+        return "zero"
+    if not settled:  # sizes computed from non-finite values are noise, alike on no two seeds
+        return "finite"
+    return "vanishing" if g["norm"] <= VANISHING else "exploding" if g["norm"] > EXPLODING else "sized"
+
+
+def _step_behaviour(record: StepRecord, previous: float | None) -> tuple:
+    finite_loss = record.loss is None or math.isfinite(record.loss)
+    finite_tensors = not any(t["nan"] or t["inf"] for t in record.tensors)
+    settled = finite_loss and finite_tensors
+    rose = "-"
+    if settled and previous is not None and record.grad_norm is not None and math.isfinite(record.grad_norm):
+        rose = "up" if record.grad_norm > previous else "down" if record.grad_norm < previous else "same"
+    return (
+        record.error is not None,
+        finite_loss,
+        finite_tensors,
+        tuple(sorted((n, _grad_kind(g, settled)) for n, g in record.grads.items())),
+        rose,
+        tuple(sorted(n for n, moved in record.changed.items() if moved)),
+    )
+
+
+def behaviour(trace: BrokenTrace) -> tuple:
+    """What the code visibly does in its first ALIKE_STEPS steps, coarsely: each step's error, whether
+    its loss and tensors are finite, each gradient's kind, whether the gradient norm rose, and what
+    moved. Two seeds alike here fail alike; nothing here names a stage."""
+    steps, previous = [], None
+    for record in trace.steps[:ALIKE_STEPS]:
+        steps.append(_step_behaviour(record, previous))
+        previous = record.grad_norm
+    direct = (trace.direct_recorded, any(t["nan"] or t["inf"] for t in trace.direct))
+    return direct, tuple(steps)
 
 
 def close(a: float | None, b: float | None, rtol: float = 1e-3, atol: float = 1e-7) -> bool:

@@ -20,6 +20,7 @@ import secrets
 from pathlib import Path
 
 from autograd_course.global_rng import global_rng
+from autograd_course.harness_core import defined_codes
 from autograd_course.proving import proofrun
 from autograd_instructor.challenge.catalogue import BUGS, exercise, render
 from autograd_instructor.challenge.contract import judge_evidence
@@ -56,12 +57,13 @@ def bug_shows(variant: Variant, seed: int) -> bool:
     loss that stays finite, is never a hidden run: a right proof must be able to pass.)"""
     name = broken_file()
     ns = proofrun.answer_namespace(render(variant), name, seed)
+    broken = defined_codes(ns, name)
     with global_rng(), contextlib.redirect_stdout(io.StringIO()):
         try:
             exec(compile(BUGS[variant.bug]._proof, "<reference proof>", "exec"), ns)
         except Exception:  # the proof cannot run here: the bug does not show as it should
             return False
-    summary = proofrun.summarize(ns.get("evidence"), lambda f: f == name)
+    summary = proofrun.summarize(ns.get("evidence"), broken.__contains__)
     return judge_evidence(variant, seed, proofrun.stage_name(ns.get("stage")), summary)[0]
 
 
