@@ -24,7 +24,7 @@ from autograd_course.answer_cells import GIVEN, earlier_cells, python_of
 from autograd_course.checks.verdict import Outcome
 from autograd_course.proving import proofrun
 from autograd_course.proving.kinds import describe, is_real
-from autograd_course.proving.proofs import accepted, also_proves, proves, unrecorded_meaning
+from autograd_course.proving.proofs import unproven
 from autograd_course.proving.trace import REFERENCE_STEPS, BrokenTrace, behaviour, trace_code
 
 __all__ = ["answer_cell", "part1_behaviour"]
@@ -105,17 +105,8 @@ def alike_seed(code: str) -> tuple[int, BrokenTrace]:
 def _unproven(stage: str, summary: dict, trace: BrokenTrace) -> tuple[Outcome, str] | None:
     """Why real evidence does not prove the stage the learner named, by the public contract (None when
     it does). Whether the code fails at that stage is the grader's to say: this never tells the stage."""
-    if not proves(stage, summary, trace):
-        return Outcome.INCORRECT, unrecorded_meaning(stage, summary) or (
-            f"the evidence ({describe(summary)}) does not prove Stage.{stage}; for that stage the "
-            f"contract accepts: {accepted(stage)}"
-        )
-    if pile := also_proves(stage, summary, trace):
-        return Outcome.INCORRECT, (
-            f"the evidence ({describe(summary)}) also proves Stage.{pile}: a proof shows the one failure "
-            "you name, so keep only the observations that prove yours"
-        )
-    return None
+    why = unproven(stage, summary, trace, f"the evidence ({describe(summary)})")
+    return None if why is None else (Outcome.INCORRECT, why)
 
 
 def _unreal(summary: dict, trace: BrokenTrace, seed: int) -> tuple[Outcome, str] | None:

@@ -82,6 +82,11 @@ def _norms_match(rows: list[dict], norms: dict[str, float], key: str = "norm") -
     return all(r["name"] in norms and close(r.get(key), norms[r["name"]]) for r in rows)
 
 
+def _same_values(model: dict[str, float], norms: dict[str, float]) -> bool:
+    """One model's value norms (by parameter name) are the run's at one moment, every parameter."""
+    return set(model) == set(norms) and all(close(v, norms[n]) for n, v in model.items())
+
+
 def _changes_match(rows: list[dict], step: StepRecord) -> bool:
     if sorted(r["name"] for r in rows) != sorted(step.changed):
         return False
@@ -135,11 +140,7 @@ def _error_matches(s: dict, trace: BrokenTrace, i: int) -> bool:
     if s.get("origin") != "broken code" or error is None or _plain(s["message"]) != _plain(error):
         return False
     moments = [norms for step in trace.steps[: i + 1] for norms in (step.norms_before, step.norms_after)]
-    return any(
-        set(model) == set(norms) and all(close(model[n], norms[n]) for n in norms)
-        for model in s.get("models", [])
-        for norms in moments
-    )
+    return any(_same_values(model, norms) for model in s.get("models", []) for norms in moments)
 
 
 def _seen_at(trace: BrokenTrace, i: int) -> list[dict]:

@@ -60,7 +60,6 @@ __all__ = [
     "RAISED_BY",
     "SUMMARIES",
     "answer_namespace",
-    "lineage_fields",
     "models_where_raised",
     "no_doctor",
     "origin",
@@ -87,22 +86,27 @@ def _library(code: CodeType) -> bool:
     return os.path.abspath(code.co_filename).startswith(_LIBRARIES)
 
 
+def _frames(exc: BaseException):
+    """The frames an exception passed through, outermost first."""
+    tb = exc.__traceback__
+    while tb is not None:
+        yield tb.tb_frame
+        tb = tb.tb_next
+
+
 def origin(exc: BaseException, is_broken: Callable[[CodeType], bool]) -> str:
     """Where an exception was raised: "broken code" (through the broken code's own functions, and from
     there only through them and the libraries), "helpers", "elsewhere" or "never raised"."""
-    tb = exc.__traceback__
-    if tb is None:
+    if exc.__traceback__ is None:
         return "never raised"
     found, inside = "elsewhere", False
-    while tb is not None:
-        frame = tb.tb_frame
+    for frame in _frames(exc):
         if is_broken(frame.f_code):
             inside = True
         elif inside and not _library(frame.f_code):
             return "elsewhere"  # raised by code the answer made, which the broken code called
         elif str(frame.f_globals.get("__name__", "")).split(".")[0] == "helpers":
             found = "helpers"
-        tb = tb.tb_next
     return "broken code" if inside else found
 
 
@@ -112,16 +116,13 @@ def models_where_raised(exc: BaseException, is_broken: Callable[[CodeType], bool
     An error's message is the same on every seed; the model the broken code was running when it raised
     is not. That ties the error to this run: an error raised by hand, or compiled under the broken
     code's file name, passes through no broken frame that holds this run's model."""
-    found, tb = [], exc.__traceback__
-    while tb is not None:
-        frame = tb.tb_frame
-        if is_broken(frame.f_code):
-            for value in list(frame.f_locals.values()):
-                if isinstance(value, torch.nn.Module):
-                    norms = value_norms(value)
-                    if norms and norms not in found:
-                        found.append(norms)
-        tb = tb.tb_next
+    found = []
+    for frame in _frames(exc):
+        if not is_broken(frame.f_code):
+            continue
+        for value in list(frame.f_locals.values()):
+            if isinstance(value, torch.nn.Module) and (norms := value_norms(value)) and norms not in found:
+                found.append(norms)
     return found
 
 
@@ -184,28 +185,19 @@ def _report_rows(report: Any, _is_broken: Callable) -> dict:
     }
 
 
-def lineage_fields(found: Any) -> dict | None:
-    """A helpers.lineage.Lineage as plain data (None where none was kept: a finite tensor's)."""
-    if found is None:
-        return None
-    return {"ops": list(found.ops), "leaves": [float(v) for v in found.leaves]}
-
-
 def _asserted_lineage(exc: BaseException) -> dict | None:
     """The lineage of the tensor assert_finite raised on (found in its frame): None for an error that
     assert_finite did not raise."""
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code is _ASSERT_FINITE:
-            tensor = tb.tb_frame.f_locals.get("tensor")
-            return lineage_fields(lineage(tensor)) if isinstance(tensor, torch.Tensor) else None
-        tb = tb.tb_next
+    for frame in _frames(exc):
+        if frame.f_code is _ASSERT_FINITE:
+            tensor = frame.f_locals.get("tensor")
+            return lineage(tensor).as_data() if isinstance(tensor, torch.Tensor) else None
     return None
 
 
 def _tensor_fields(info: Any, _is_broken: Callable) -> dict:
     return {
-        "lineage": lineage_fields(getattr(info, "lineage", None)),
+        "lineage": info.lineage.as_data() if getattr(info, "lineage", None) else None,
         "shape": list(info.shape),
         "requires_grad": info.requires_grad,
         "grad_fn": info.grad_fn,
@@ -271,7 +263,7 @@ def _is(types_: tuple[type, ...], evidence: Any) -> bool:
 
 def summarize(evidence: Any, is_broken: Callable[[CodeType], bool]) -> dict:
     """Plain data (JSON-able) describing one evidence object from the helpers; is_broken says which
-    compiled file names hold the broken code (an error raised there is the code's own)."""
+    code objects are the broken code's own (an error raised through them is the code's)."""
     if isinstance(evidence, (list, tuple)):
         return {"type": "list", "items": [summarize(e, is_broken) for e in evidence]}
     if isinstance(evidence, ExpectedError):  # what `with expect_error(...) as caught` caught

@@ -16,7 +16,16 @@ from autograd_course.proving.kinds import NOT_RECORDED, frozen_in
 from autograd_course.proving.trace import BrokenTrace
 from helpers.thresholds import EXPLODING, VANISHING
 
-__all__ = ["PROOFS", "Proof", "accepted", "also_proves", "proves", "unrecorded_error", "unrecorded_meaning"]
+__all__ = [
+    "PROOFS",
+    "Proof",
+    "accepted",
+    "also_proves",
+    "proves",
+    "unproven",
+    "unrecorded_error",
+    "unrecorded_meaning",
+]
 
 
 _GRAD_REPORTS = ("GradientReport", "GradClassification")
@@ -283,3 +292,17 @@ def also_proves(stage: str, s: dict, trace: BrokenTrace) -> str | None:
 def accepted(stage: str) -> str:
     """What the contract accepts as proof of a stage, as the verdicts say it."""
     return "; ".join(p.shows for p in PROOFS.get(stage, ()))
+
+
+def unproven(stage: str, summary: dict, trace: BrokenTrace, described: str) -> str | None:
+    """Why real evidence (described, as the verdicts say it) does not prove the stage named by this
+    contract, or None when it does. Whether the code fails at that stage is not this contract's."""
+    if not proves(stage, summary, trace):
+        contract = f"for that stage the contract accepts: {accepted(stage)}"
+        return unrecorded_meaning(stage, summary) or f"{described} does not prove Stage.{stage}; {contract}"
+    if pile := also_proves(stage, summary, trace):
+        return (
+            f"{described} also proves Stage.{pile}: a proof shows the one failure you name, so keep only "
+            "the observations that prove yours (a pile of every report proves nothing)"
+        )
+    return None

@@ -14,7 +14,6 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from autograd_course.proving.proofrun import lineage_fields
 from helpers import TinyNet, gradient_report, make_tiny_problem
 from helpers._stats import count_nonfinite, exact_norm  # the one NaN/Inf counter, the exact norm
 from helpers.lineage import lineage
@@ -51,7 +50,7 @@ def tensor_stats(t: torch.Tensor) -> dict:
         "mean": float(d.mean()) if d.numel() else None,
         "nonfinite_sample": [float(v) for v in d[~finite].flatten()[:5]],
         # what a non-finite tensor was computed from: its values are alike on every run, this is not
-        "lineage": lineage_fields(lineage(t)) if nan + inf else None,
+        "lineage": lineage(t).as_data() if nan + inf else None,
     }
     return stats
 

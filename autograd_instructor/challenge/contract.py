@@ -9,7 +9,7 @@ table into every exercise's intro and the README.
 from __future__ import annotations
 
 from autograd_course.proving.kinds import is_real, real_steps
-from autograd_course.proving.proofs import PROOFS, Proof, accepted, also_proves, proves, unrecorded_meaning
+from autograd_course.proving.proofs import PROOFS, Proof, unproven
 from autograd_instructor.challenge.catalogue import BUGS
 from autograd_instructor.challenge.evidence import KINDS, RAISED_BY_CODE, describe
 from autograd_instructor.challenge.reference import REFERENCE_STEPS, trace_broken
@@ -88,19 +88,8 @@ def _judge(variant: Variant, seed: int, stage: str | None, summary: dict) -> tup
             f"first {REFERENCE_STEPS} steps with seed={seed}: compute it on a fresh "
             "broken_setup(seed, device)"
         )
-    if not proves(stage, summary, trace):
-        if why := unrecorded_meaning(stage, summary):
-            return False, why
-        return (
-            False,
-            f"{described} does not prove Stage.{stage}; "
-            f"for that stage the contract accepts: {accepted(stage)}",
-        )
-    if pile := also_proves(stage, summary, trace):
-        return False, (
-            f"{described} also proves Stage.{pile}: a proof shows the one failure you name, so keep only "
-            "the observations that prove yours (a pile of every report proves nothing)"
-        )
+    if why := unproven(stage, summary, trace, described):
+        return False, why
     if stage != BUGS[variant.bug].stage:
         return (
             False,
