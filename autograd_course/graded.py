@@ -9,9 +9,10 @@ answers. Part 1's check runs the answer cell on its own, as the grader does, on 
 (graded_part1.py), and says what would fail there, down to evidence that does not prove the stage
 named (the public contract, proving/proofs.py), never whether the code fails at that stage. Part 2's check
 runs the behaviour checks the grader runs (autograd_course.fixing: true_loss, no_carryover,
-params_move, loss_falls) on the learner's own code and seed and names every one that fails;
-`autograd-course grade` runs them again on seeds the learner never saw, also replaying each update
-with the code's optimizer, and gives the verdict.
+params_move, loss_falls) on the learner's own code and seed, replaying each update with an optimizer
+of the class and settings the given code builds (every variant's intended one), and names every one
+that fails; `autograd-course grade` runs them again on seeds the learner never saw and gives the
+verdict.
 """
 
 from __future__ import annotations
@@ -57,8 +58,8 @@ _GRADED = (
 
 _BEHAVES = (
     f"on your own code, the fixed training passes {', '.join(CHECKS)}. This is a graded notebook: "
-    "`autograd-course grade` runs the same checks on seeds you have not seen, replays each update with "
-    "your code's optimizer and its settings, and gives the verdict. Make sure the cell runs after the "
+    "`autograd-course grade` runs the same checks, replaying each update with your code's optimizer and "
+    "its settings as here, on seeds you have not seen, and gives the verdict. Make sure the cell runs after the "
     "imports cell and the earlier cells that define what it uses."
 )
 
@@ -164,11 +165,34 @@ def _part2_form(ns: dict[str, Any]) -> tuple[Outcome, str]:
     return Outcome.CORRECT, _GRADED
 
 
+def _given_update(code: str, answers: dict[str, Callable], seed: int) -> Callable[[], tuple] | None:
+    """The replay's setup, from the given code alone: the model the fix trains, with an optimizer of the
+    class and settings the given setup builds (every variant's intended optimizer is its given one, over
+    every parameter, lr as each step ran it). None when the given setup raises: no replay then."""
+    given: dict[str, Any] = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
+    exec(compile(code, "<broken code>", "exec"), given)
+    try:
+        with torch.random.fork_rng(devices=[]):
+            _, optimizer = given["broken_setup"](seed, "cpu")
+    except Exception:  # a setup whose bug raises: its optimizer is not there to copy
+        return None
+    build = answers.get("fixed_setup", given["broken_setup"])
+    settings = dict(optimizer.defaults)
+
+    def setup() -> tuple:
+        with torch.random.fork_rng(devices=[]):
+            model, _ = build(seed, "cpu")
+        return model, type(optimizer)(model.parameters(), **settings)
+
+    return setup
+
+
 def _part2_behaviour(ns: dict[str, Any], code: str) -> tuple[Outcome, str]:
     """The grader's behaviour checks on the learner's own code and seed (no reference needed)."""
     seed = ns.get("seed", 0) if isinstance(ns.get("seed"), int) else 0
     answers = {n: ns[n] for n in FIX_SIGNATURES if n in ns}
-    judged = judge_trace(seed, train(code, "<broken code>", answers, seed))
+    trace = train(code, "<broken code>", answers, seed)
+    judged = judge_trace(seed, trace, _given_update(code, answers, seed))
     failing = [f"{n} {judged.status[n]}" for n in CHECKS if judged.status[n] != "passed"]
     if all(judged.status[n] == "not_run" for n in CHECKS):
         return Outcome.INCORRECT, f"on your own code: {judged.message} (no check could run)"

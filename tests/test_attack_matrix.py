@@ -239,12 +239,8 @@ def test_every_answer_level_attack_is_an_attack_of_the_matrix():
 
 
 # What the graded notebook's check does not judge, as autograd_course/graded.py says: whether the code
-# fails at the named stage (that would tell a learner the stage), and whether each update is the
-# intended optimizer's (the replay needs the reference fix). A grade lost there only.
-UNSEEN_BY_THE_CHECK = (
-    "but this code does not fail there",
-    "moved by something other than the code's",
-)
+# fails at the named stage (that would tell a learner the stage). A grade lost there only.
+UNSEEN_BY_THE_CHECK = ("but this code does not fail there",)
 
 
 @pytest.mark.parametrize(("attack", "ex_id"), PREDICTED, ids=[f"{_slug(a.name)}-{e}" for a, e in PREDICTED])

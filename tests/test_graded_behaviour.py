@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+import helpers
 from autograd_course.fixing.fixcheck import CHECKS
 from autograd_course.harness_core import FIXABLE
 from autograd_instructor.challenge.answer_source import answer_source
@@ -202,6 +203,13 @@ def test_every_fixable_function_name_is_known_to_the_harness():
     assert set(FIXABLE) == {"fixed_setup", "fixed_compute_loss", "fixed_step"}
 
 
+_SETUP = (
+    "def fixed_compute_loss(model, inputs, targets):\n    return F.mse_loss(model(inputs), targets)\n\n"
+    "def fixed_setup(seed, device):\n    torch.manual_seed(seed)\n    model = TinyNet().to(device)\n"
+    "    return model, torch.optim.{optimizer}\n"
+)
+
+
 def _graded(tmp_path, learner: str, ex_id: str):
     """A graded notebook's challenge for one learner, from a variants file like a release writes."""
     import json
@@ -216,6 +224,7 @@ def _graded(tmp_path, learner: str, ex_id: str):
     (tmp_path / VARIANTS_FILE).write_text(json.dumps(data))
     ns: dict = {"seed": 0, "device": "cpu", "torch": __import__("torch")}
     ns["F"] = ns["torch"].nn.functional
+    ns |= {name: getattr(helpers, name) for name in helpers.__all__}  # what the notebook's imports cell gives
     return GradedChallenge(ex_id, ns, learner, tmp_path, "tok"), ns
 
 
@@ -236,6 +245,10 @@ def _graded(tmp_path, learner: str, ex_id: str):
             "def fixed_compute_loss(model, inputs, targets):\n    return model(inputs).detach().mean()\n",
             False,
         ),
+        # ada's setup builds Adam with betas=(0.9, 0.99): the same optimizer written otherwise trains as
+        # the code intends; Adam's default betas (another variant's setup, pasted) does not
+        (_SETUP.format(optimizer="Adam(params=list(model.parameters()), betas=[0.9, 0.99], lr=3e-2)"), True),
+        (_SETUP.format(optimizer="Adam(model.parameters(), lr=0.03)"), False),
     ],
 )
 def test_the_graded_notebooks_check_predicts_the_grade(tmp_path, source, passes):
@@ -320,3 +333,28 @@ def test_the_graded_part_one_check_predicts_the_grade(tmp_path, case):
     proof_apart("A", "ada", answer.source, tmp_path)
     graded = judge_part(tmp_path, "A", 1, answer, "ada")
     assert (graded.verdict.status == "passed") is passes, graded.verdict.message
+
+
+def test_every_variants_intended_optimizer_is_its_given_one():
+    """The graded check replays each update with an optimizer of the class and settings the given setup
+    builds; the grader replays with the intended code's. They are the same in every bug and shape
+    slot (lr aside, which both take from each step as it ran)."""
+    import random
+
+    from autograd_instructor.challenge.catalogue import BUGS, build_broken
+    from autograd_instructor.challenge.parts import reference_namespace
+    from autograd_instructor.challenge.variants import Shape, Variant, shape_number
+
+    def settings(optimizer):
+        return type(optimizer), {k: v for k, v in optimizer.defaults.items() if k != "lr"}
+
+    draws = random.Random(0)
+    seen = set()
+    for bug in BUGS:
+        for shape in (Shape(), *(shape_number(draws.randrange(10**6)) for _ in range(3))):
+            variant = Variant(bug, shape)
+            given = build_broken(variant)["broken_setup"](0, "cpu")[1]
+            intended = reference_namespace(variant)["broken_setup"](0, "cpu")[1]
+            assert settings(given) == settings(intended), variant
+            seen.add(type(given).__name__)
+    assert len(seen) > 1  # the shapes draw more than one optimizer: a pasted setup can be wrong
