@@ -59,8 +59,8 @@ _GRADED = (
 _BEHAVES = (
     f"on your own code, the fixed training passes {', '.join(CHECKS)}. This is a graded notebook: "
     "`autograd-course grade` runs the same checks, replaying each update with your code's optimizer and "
-    "its settings as here, on seeds you have not seen, and gives the verdict. Make sure the cell runs after the "
-    "imports cell and the earlier cells that define what it uses."
+    "its settings as here, on seeds you have not seen, and gives the verdict. Make sure the cell runs "
+    "after the imports cell and the earlier cells that define what it uses."
 )
 
 

@@ -23,7 +23,7 @@ import helpers
 from autograd_course.answer_cells import GIVEN, earlier_cells, python_of
 from autograd_course.checks.verdict import Outcome
 from autograd_course.proving import proofrun
-from autograd_course.proving.kinds import describe, is_real
+from autograd_course.proving.kinds import describe, is_real, untied
 from autograd_course.proving.proofs import unproven
 from autograd_course.proving.trace import REFERENCE_STEPS, BrokenTrace, behaviour, trace_code
 
@@ -114,7 +114,7 @@ def _unreal(summary: dict, trace: BrokenTrace, seed: int) -> tuple[Outcome, str]
     are): the grader counts evidence only when it matches its own run of the code it ran."""
     if is_real(summary, trace):
         return None
-    return Outcome.INCORRECT, (
+    return Outcome.INCORRECT, untied(summary) or (
         f"the evidence ({describe(summary)}) does not match what your broken code produces in its first "
         f"{REFERENCE_STEPS} steps with seed={seed}: compute it in the cell from a fresh "
         "broken_setup(seed, device), as the grader counts only values its own run of the code produces"

@@ -316,3 +316,20 @@ def test_a_non_finite_loss_typed_or_from_elsewhere_proves_nothing(bug, report, f
     forged = forge(bug, seed)
     assert not torch.isfinite(forged).all()
     assert not _nonfinite_ok(bug, seed, report(forged))
+
+
+@pytest.mark.parametrize("bug", ["E", "J"])
+@pytest.mark.parametrize("report", [_asserted, lambda t: helpers.debug_tensor("loss", t)])
+def test_a_non_finite_loss_computed_without_a_graph_is_refused_saying_why(bug, report):
+    """The run's own loss under torch.no_grad() is alike a typed one (no lineage): refused, and the
+    verdict says what to change, not that the code never produced it."""
+    seed = _nonfinite_seed(bug)
+    code, model, _, inputs, targets = _run(bug, seed)
+    with torch.no_grad():
+        loss = code["compute_loss"](model, inputs, targets)
+    assert not torch.isfinite(loss).all()
+    ok, message = judge_evidence(
+        Variant(bug), seed, "FORWARD_NON_FINITE", summarize(report(loss), compiled.is_broken_code)
+    )
+    assert not ok and "has no graph" in message and "grad mode on" in message, message
+    assert "does not match" not in message

@@ -26,6 +26,7 @@ __all__ = [
     "frozen_in",
     "is_real",
     "real_steps",
+    "untied",
 ]
 
 NOT_RECORDED = "does not require grad"  # what backward() says when the loss has no graph
@@ -292,6 +293,25 @@ def _list_is_real(s: dict, trace: BrokenTrace) -> bool:
     if len(items) >= 2 and len({i["type"] for i in items}) == 1:  # one kind, several steps: a series
         return _series_is_real(items, trace)
     return all(real_steps(i, trace) for i in shown)
+
+
+def _has_leaves(item: dict) -> bool:
+    return bool((item.get("lineage") or {}).get("leaves"))
+
+
+def untied(summary: dict) -> str | None:
+    """Why non-finite evidence cannot be tied to any run (None when it can, or is not non-finite): a
+    tensor with no graph keeps no lineage, and its NaN or Inf is alike on every run, typed or computed."""
+    items = summary["items"] if summary.get("type") == "list" else [summary]
+    for item in items:
+        nonfinite = bool(item.get("nan") or item.get("inf"))
+        if item.get("type") in ("TensorInfo", "NonFiniteError") and nonfinite and not _has_leaves(item):
+            return (
+                f"{describe(item)} holds NaN or Inf but has no graph (computed under torch.no_grad() or "
+                "inference_mode, or typed): NaN and Inf are alike on every run, typed or computed, so only "
+                "what a tensor was computed from ties it to this run. Compute it with grad mode on"
+            )
+    return None
 
 
 def is_real(summary: dict, trace: BrokenTrace) -> bool:

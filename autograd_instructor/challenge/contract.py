@@ -8,7 +8,7 @@ table into every exercise's intro and the README.
 
 from __future__ import annotations
 
-from autograd_course.proving.kinds import is_real, real_steps
+from autograd_course.proving.kinds import is_real, real_steps, untied
 from autograd_course.proving.proofs import PROOFS, Proof, unproven
 from autograd_instructor.challenge.catalogue import BUGS
 from autograd_instructor.challenge.evidence import KINDS, RAISED_BY_CODE, describe
@@ -83,7 +83,7 @@ def _judge(variant: Variant, seed: int, stage: str | None, summary: dict) -> tup
     trace = trace_broken(variant, seed)
     real = is_real(summary, trace)
     if not real:
-        return False, (
+        return False, untied(summary) or (
             f"the evidence ({described}) does not match what this notebook's broken code produces in its "
             f"first {REFERENCE_STEPS} steps with seed={seed}: compute it on a fresh "
             "broken_setup(seed, device)"
