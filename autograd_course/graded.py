@@ -176,13 +176,18 @@ def _given_update(code: str, answers: dict[str, Callable], seed: int) -> Callabl
             _, optimizer = given["broken_setup"](seed, "cpu")
     except Exception:  # a setup whose bug raises: its optimizer is not there to copy
         return None
-    build = answers.get("fixed_setup", given["broken_setup"])
-    settings = dict(optimizer.defaults)
+    build, kind = answers.get("fixed_setup", given["broken_setup"]), type(optimizer)
+    accepts = inspect.signature(kind).parameters  # defaults also hold flags no constructor takes
+    settings = {k: v for k, v in optimizer.defaults.items() if k in accepts}
+    try:
+        kind([torch.zeros(1, requires_grad=True)], **settings)
+    except Exception:  # an optimizer this cannot rebuild: no replay, as without the reference
+        return None
 
     def setup() -> tuple:
         with torch.random.fork_rng(devices=[]):
             model, _ = build(seed, "cpu")
-        return model, type(optimizer)(model.parameters(), **settings)
+        return model, kind(model.parameters(), **settings)
 
     return setup
 

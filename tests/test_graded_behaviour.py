@@ -263,6 +263,19 @@ def test_the_graded_notebooks_check_predicts_the_grade(tmp_path, source, passes)
     assert not problem and (graded.status == "passed") is passes, graded.message
 
 
+@pytest.mark.parametrize("learner", ["fay", "bo", "ada"])  # Adam; AdamW(weight_decay=0.0); Adam(betas=...)
+def test_the_graded_check_replays_each_optimizer_the_shapes_draw(tmp_path, learner):
+    """A right fix passes the check's replay (and the grade) with whichever optimizer the code builds."""
+    source = HONEST["renamed locals"][1]
+    (tmp_path / "nb").mkdir()
+    ex, ns = _graded(tmp_path / "nb", learner, "A")
+    exec(compile(source, "<cell>", "exec"), ns)
+    verdict = ex.part2.verdict()
+    assert verdict.status == "passed", verdict.message
+    graded, _, problem, _ = _judge(tmp_path, "A", source, learner=learner)
+    assert not problem and graded.status == "passed", graded.message
+
+
 @pytest.mark.parametrize("style", sorted(HONEST))
 def test_the_practice_check_agrees_with_the_grade(tmp_path, style):
     """The practice notebook's check judges the same behaviour, on the notebook's own seed."""
