@@ -91,8 +91,8 @@ def alike_seed(code: str) -> tuple[int, BrokenTrace]:
 
     Not the notebook's own seed: evidence kept from a run of it (a pickled report) must not pass here
     when the grader's hidden seeds would fail it. Nor any seed: on some, a bug does not show in the
-    first steps (log of a ReLU output that happens to stay above zero), and a right proof could not pass. The
-    grader, too, runs only seeds where the bug shows."""
+    first steps (the log of a ReLU output that happens to stay above zero), and a right proof could
+    not pass. The grader, too, runs only seeds where the bug shows."""
     wanted = behaviour(trace_code(code, NOTEBOOK_SEED))
     for _ in range(ALIKE_TRIES):
         seed = 1 + secrets.randbelow(2**31 - 1)
