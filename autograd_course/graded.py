@@ -31,11 +31,11 @@ from autograd_course.checks.verdict import Outcome, Verdict
 from autograd_course.fixing.fixcheck import CHECKS, judge_trace
 from autograd_course.fixing.fixrun import train
 from autograd_course.graded_part1 import part1_behaviour
-from autograd_course.harness_core import FIX_SIGNATURES, NotAttempted
+from autograd_course.harness_core import FIX_SIGNATURES, NotAttempted, broken_namespace
 from autograd_course.learner import read_learner
 from autograd_course.protocol import LEARNER_FILE
 from autograd_course.sealed import entry_key, unseal
-from helpers import Diagnosis, Stage, TinyNet
+from helpers import Diagnosis, Stage
 
 __all__ = [
     "TOKEN_ENV",
@@ -169,8 +169,7 @@ def _given_update(code: str, answers: dict[str, Callable], seed: int) -> Callabl
     """The replay's setup, from the given code alone: the model the fix trains, with an optimizer of the
     class and settings the given setup builds (every variant's intended optimizer is its given one, over
     every parameter, lr as each step ran it). None when the given setup raises: no replay then."""
-    given: dict[str, Any] = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-    exec(compile(code, "<broken code>", "exec"), given)
+    given = broken_namespace(code, "<broken code>")
     try:
         with torch.random.fork_rng(devices=[]):
             _, optimizer = given["broken_setup"](seed, "cpu")
@@ -225,8 +224,7 @@ class GradedChallenge:
 
     def broken(self) -> tuple[Callable, Callable, Callable]:
         """(broken_setup, compute_loss, broken_step) compiled from this learner's code."""
-        ns: dict[str, Any] = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-        exec(compile(self.entry["code"], "<broken code>", "exec"), ns)  # the release's own code
+        ns = broken_namespace(self.entry["code"], "<broken code>")  # the release's own code
         return ns["broken_setup"], ns["compute_loss"], ns["broken_step"]
 
     def code(self) -> str:

@@ -58,6 +58,7 @@ __all__ = [
     "NotAttemptedError",
     "Untouched",
     "answer_run",
+    "broken_namespace",
     "defined_codes",
     "failure",
     "given_namespace",
@@ -123,12 +124,19 @@ class _NotAttemptedType:
 NotAttempted = _NotAttemptedType()
 
 
+def broken_namespace(code: str, filename: str, ns: dict[str, Any] | None = None) -> dict[str, Any]:
+    """ns (default: empty) with torch, F and TinyNet, and what the broken code (compiled under filename,
+    as the learner was given it) defines: broken_setup, compute_loss, broken_step."""
+    ns = {} if ns is None else ns
+    ns |= dict(zip(_TORCH_NAMES, (torch, torch.nn.functional, helpers.TinyNet), strict=True))
+    exec(compile(code, filename, "exec"), ns)
+    return ns
+
+
 def given_namespace(code: str, filename: str, seed: int) -> dict[str, Any]:
     """The names an answer cell is given: the toolkit, torch, the broken code (compiled under filename),
     the placeholder, the problem of the seed."""
-    ns: dict[str, Any] = {name: getattr(helpers, name) for name in helpers.__all__}
-    ns |= dict(zip(_TORCH_NAMES, (torch, torch.nn.functional, helpers.TinyNet), strict=True))
-    exec(compile(code, filename, "exec"), ns)  # the broken code, as the learner was given it
+    ns = broken_namespace(code, filename, {name: getattr(helpers, name) for name in helpers.__all__})
     inputs, targets = helpers.make_tiny_problem(seed, device="cpu")
     problem = dict(zip(_PROBLEM_NAMES, (inputs, targets, seed, "cpu"), strict=True))
     return ns | problem | {"NotAttempted": NotAttempted, "__name__": "__main__"}

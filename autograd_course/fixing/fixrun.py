@@ -25,10 +25,10 @@ import torch
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
-import helpers
 from autograd_course.harness_core import (
     FIXABLE,
     answer_run,
+    broken_namespace,
     failure,
     given_namespace,
     may_catch,
@@ -200,8 +200,7 @@ def train(
     """The given code (compiled under filename) with overrides in place of its functions, trained; with
     trace_catches, `swallowed` (absent when none): the exceptions the learner's code caught and went on
     from."""
-    namespace: dict[str, Any] = {"torch": torch, "F": torch.nn.functional, "TinyNet": helpers.TinyNet}
-    exec(compile(code, filename, "exec"), namespace)  # the broken code, as the learner was given it
+    namespace = broken_namespace(code, filename)
     namespace.update({FIXABLE[n]: f for n, f in overrides.items()})
     traced = swallowed() if trace_catches else contextlib.nullcontext([])
     try:

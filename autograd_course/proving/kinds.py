@@ -98,11 +98,15 @@ def _changes_match(rows: list[dict], step: StepRecord) -> bool:
     )
 
 
+def _has_leaves(item: dict) -> bool:
+    return bool((item.get("lineage") or {}).get("leaves"))
+
+
 def _same_lineage(s: dict, seen: dict) -> bool:
     """A non-finite tensor is alike on every run; what it was computed from (helpers/lineage.py) is not:
     the same operations from leaves with the same values. A tensor with no graph has none to match."""
     mine, theirs = s.get("lineage"), seen.get("lineage")
-    if not mine or not theirs or not mine["leaves"] or mine["ops"] != theirs["ops"]:
+    if not mine or not theirs or not _has_leaves(s) or mine["ops"] != theirs["ops"]:
         return False
     pairs = list(zip(mine["leaves"], theirs["leaves"]))
     return len(mine["leaves"]) == len(theirs["leaves"]) and all(close(a, b) for a, b in pairs)
@@ -293,10 +297,6 @@ def _list_is_real(s: dict, trace: BrokenTrace) -> bool:
     if len(items) >= 2 and len({i["type"] for i in items}) == 1:  # one kind, several steps: a series
         return _series_is_real(items, trace)
     return all(real_steps(i, trace) for i in shown)
-
-
-def _has_leaves(item: dict) -> bool:
-    return bool((item.get("lineage") or {}).get("leaves"))
 
 
 def untied(summary: dict) -> str | None:

@@ -14,7 +14,8 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from helpers import TinyNet, gradient_report, make_tiny_problem
+from autograd_course.harness_core import broken_namespace
+from helpers import gradient_report, make_tiny_problem
 from helpers._stats import count_nonfinite, exact_norm  # the one NaN/Inf counter, the exact norm
 from helpers.lineage import lineage
 from helpers.parameters import value_norms  # the fingerprint parameter_report and parameter_changes carry
@@ -179,8 +180,7 @@ def trace_run(code: dict[str, Any], seed: int, label: Any = None) -> BrokenTrace
 
 def trace_code(code: str, seed: int) -> BrokenTrace:
     """trace_run of broken code given as source (the learner's own, in a graded notebook's check)."""
-    namespace: dict[str, Any] = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-    exec(compile(code, "<broken code>", "exec"), namespace)
+    namespace = broken_namespace(code, "<broken code>")
     with torch.random.fork_rng(devices=[]):
         return trace_run(namespace, seed)
 
@@ -197,9 +197,13 @@ def _grad_kind(g: dict | None, settled: bool) -> str:
     return "vanishing" if g["norm"] <= VANISHING else "exploding" if g["norm"] > EXPLODING else "sized"
 
 
+def _any_nonfinite(tensors: list[dict]) -> bool:
+    return any(t["nan"] or t["inf"] for t in tensors)
+
+
 def _step_behaviour(record: StepRecord, previous: float | None) -> tuple:
     finite_loss = record.loss is None or math.isfinite(record.loss)
-    finite_tensors = not any(t["nan"] or t["inf"] for t in record.tensors)
+    finite_tensors = not _any_nonfinite(record.tensors)
     settled = finite_loss and finite_tensors
     rose = "-"
     if settled and previous is not None and record.grad_norm is not None and math.isfinite(record.grad_norm):
@@ -222,7 +226,7 @@ def behaviour(trace: BrokenTrace) -> tuple:
     for record in trace.steps[:ALIKE_STEPS]:
         steps.append(_step_behaviour(record, previous))
         previous = record.grad_norm
-    direct = (trace.direct_recorded, any(t["nan"] or t["inf"] for t in trace.direct))
+    direct = (trace.direct_recorded, _any_nonfinite(trace.direct))
     return direct, tuple(steps)
 
 

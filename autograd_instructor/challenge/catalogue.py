@@ -10,15 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import torch
-
 from autograd_course.exercises import EXERCISES, Exercise, exercise
 from autograd_course.fixing.fixcheck import LR
-from autograd_course.harness_core import FIXABLE, defined_codes
+from autograd_course.harness_core import FIXABLE, broken_namespace, defined_codes
 from autograd_instructor.challenge import compiled
 from autograd_instructor.challenge.variants import Shape, Variant
 from autograd_instructor.challenge.viewing import viewed
-from helpers import Stage, TinyNet
+from helpers import Stage
 
 __all__ = [
     "BUGS",
@@ -468,8 +466,7 @@ def build_broken(
     """
     if isinstance(variant, str):
         variant = Variant(variant)
-    namespace: dict = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-    exec(compile(render(variant), filename or compiled.DEFAULT, "exec"), namespace)
+    namespace = broken_namespace(render(variant), filename or compiled.DEFAULT)
     codes = defined_codes(namespace, filename or compiled.DEFAULT)
     if filename is None:
         compiled.accept(codes)

@@ -24,6 +24,7 @@ from autograd_course.fixing.fixcheck import (
     true_loss,
 )
 from autograd_course.global_rng import global_rng
+from autograd_course.harness_core import broken_namespace
 from autograd_instructor.challenge.catalogue import (
     BUGS,
     FIXABLE,
@@ -36,7 +37,6 @@ from autograd_instructor.challenge.draw import variant_for
 from autograd_instructor.challenge.variants import Variant
 from autograd_instructor.challenge.verdict import NotAttempted, Outcome, Verdict
 from autograd_instructor.challenge.viewing import viewed
-from helpers import TinyNet
 
 __all__ = [
     "PARTS",
@@ -82,9 +82,7 @@ def part1_verdict(
 
 def reference_namespace(variant: Variant, filename: str = "<reference>") -> dict:
     """The namespace of the code with the bug removed, compiled here (never the learner's code)."""
-    namespace: dict = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-    exec(compile(unrecorded_fixed_code(variant), filename, "exec"), namespace)
-    return namespace
+    return broken_namespace(unrecorded_fixed_code(variant), filename)
 
 
 def reference_setup(variant: Variant, seed: int):
