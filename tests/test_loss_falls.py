@@ -10,12 +10,11 @@ from __future__ import annotations
 import random
 
 import pytest
-import torch
 
 from autograd_course.fixing.fixcheck import CHECKS, LOSS_DROP, judge_trace, true_loss
-from autograd_course.harness_core import FIXABLE
+from autograd_course.harness_core import FIXABLE, broken_namespace
 from autograd_instructor.challenge import Outcome, Variant
-from autograd_instructor.challenge.catalogue import BUGS, TinyNet, unrecorded_fixed_code
+from autograd_instructor.challenge.catalogue import BUGS, unrecorded_fixed_code
 from autograd_instructor.challenge.exercise import fix_trace
 from autograd_instructor.challenge.parts import (
     broken_failures,
@@ -43,9 +42,7 @@ def _setup_with(variant: Variant, factor: str | None = None):
     if factor is not None:
         assert REFERENCE_WARM_UP in source
         source = source.replace(REFERENCE_WARM_UP, factor)
-    namespace = {"torch": torch, "F": torch.nn.functional, "TinyNet": TinyNet}
-    exec(compile(source, "<learner's fix>", "exec"), namespace)
-    return namespace["broken_setup"]
+    return broken_namespace(source, "<learner's fix>")["broken_setup"]
 
 
 def _reference_answers(variant: Variant) -> dict:
