@@ -22,6 +22,7 @@ import symtable
 from IPython.core.inputtransformer2 import TransformerManager
 
 from autograd_course.harness_core import GIVEN
+from autograd_course.parsing import parse
 
 __all__ = ["GIVEN", "bound_names", "earlier_cells", "free_names", "plain_python", "python_of"]
 
@@ -98,7 +99,7 @@ def free_names(python: str) -> set[str]:
 def _imports_the_course(python: str) -> bool:
     """Does the cell import the course (the imports cell: `ex = challenge(...)`)? Its names the run
     gives, or cannot: the kernel that runs an answer has no course, so such a cell is never sent."""
-    for node in ast.walk(ast.parse(python)):
+    for node in ast.walk(parse(python)):
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
         names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
         if any(n.split(".")[0] in ("autograd_course", "autograd_instructor") for n in names):

@@ -23,6 +23,7 @@ from IPython.core.inputtransformer2 import TransformerManager
 import helpers
 from autograd_course.answer_cells import earlier_cells, plain_python, python_of
 from autograd_course.harness_core import GIVEN
+from autograd_course.parsing import parse
 
 __all__ = ["AnswerSource", "answer_source", "plain_python", "prune", "screen"]
 
@@ -128,7 +129,7 @@ class _Pruner(ast.NodeTransformer):
 
 def prune(source: str, part: int) -> tuple[str, list[str]]:
     """(the code of source that can run, what was dropped)."""
-    tree = ast.parse(source)
+    tree = parse(source)
     pruner = _Pruner()
     tree.body = pruner._block(tree.body)
     return ast.unparse(ast.fix_missing_locations(tree)), pruner.dropped
@@ -143,7 +144,7 @@ def _root(node: ast.expr) -> str | None:
 def screen(source: str) -> list[str]:
     """Why the code may change the grader's own tools (torch, the toolkit, Python itself); [] if nothing."""
     flags: list[str] = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parse(source)):
         targets = []
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
             targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]

@@ -19,6 +19,7 @@ import nbformat
 
 from autograd_course.course import course_root
 from autograd_course.harness_core import FIXED_NAMES
+from autograd_course.parsing import parse
 from autograd_instructor.challenge.answer_source import answer_source
 from autograd_instructor.challenge.draw import variant_for
 from autograd_instructor.challenge.notebooks import challenge_cells
@@ -58,7 +59,7 @@ def answer_digest(source: str, known: frozenset[str] = frozenset()) -> str:
     """A digest of the code of source, names aside ('' for no code); known: names kept as they are."""
     if not source.strip():
         return ""
-    tree = _Anonymous(set(known)).visit(ast.parse(source))
+    tree = _Anonymous(set(known)).visit(parse(source))
     return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
 
 

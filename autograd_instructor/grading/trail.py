@@ -22,6 +22,7 @@ import torch
 
 from autograd_course.fixing.fixcheck import CHECKS
 from autograd_course.fixing.record import read_fix_record
+from autograd_course.parsing import parse
 from autograd_instructor.challenge.catalogue import BUGS
 from autograd_instructor.challenge.evidence import describe
 from autograd_instructor.challenge.hidden import hidden_path, hidden_runs
@@ -52,7 +53,7 @@ def _call_args(source: str) -> tuple[str, int, str] | None:
     """(exercise, part, export folder) of the grader cell running a part's first hidden run:
     `_proofrun.run_part1(...)` or `_fixrun.run_fix(...)`, each (source, code, name, seed, out_file)."""
     try:
-        node = ast.parse(source).body[0].value  # type: ignore[attr-defined]
+        node = parse(source).body[0].value  # type: ignore[attr-defined]
         if getattr(node.func, "attr", "") not in ("run_fix", "run_part1"):
             return None
         out = Path(ast.literal_eval(node.args[4]))
