@@ -265,6 +265,27 @@ def test_a_patch_that_says_it_is_equal_is_seen_while_the_fix_runs():
     assert trace.get("patched") == ["Adam.step"], trace.get("patched")
 
 
+def test_the_graders_own_trainings_run_unwatched_and_a_learners_run_watched(monkeypatch):
+    """The watch compares about two thousand names at every hook, a fifth of a training's time: the
+    grader's own trainings of its own code (parts.broken_trace, parts.reference_reach), where no
+    learner code runs, go without it; the training of a fix keeps it."""
+    from autograd_instructor.challenge import parts
+
+    class Watched(Exception):
+        pass
+
+    def refuse(self):
+        raise Watched
+
+    monkeypatch.setattr(fixrun._Untouched, "__init__", refuse)
+    variant = variant_for(None, "B")
+    assert "losses" in parts.broken_trace.__wrapped__(variant, 0)
+    assert parts.reference_reach.__wrapped__(variant, 0) > 0
+    given = given_namespace(render(variant), "<broken code>", 0)
+    with pytest.raises(Watched):
+        fixrun.collect_fix_trace(given["broken_setup"], given["broken_step"], 0, "cpu")
+
+
 def test_part_one_watches_what_part_two_does_and_an_optimizer_built_first_is_no_change(tmp_path):
     """Both parts leave torch's optimizer classes and nn.Linear as they are (harness_core.watched_objects):
     a part-1 answer that replaces RMSprop's step is named; one that only builds an RMSprop, for the first

@@ -102,7 +102,9 @@ def reference_reach(variant: Variant, seed: int) -> float:
     last weights, run here with the reference code, never the learner's (loss_falls' yardstick)."""
     namespace = reference_namespace(variant, "<reference training>")
     with global_rng():
-        trace = collect_fix_trace(namespace["broken_setup"], namespace["broken_step"], seed, "cpu")
+        trace = collect_fix_trace(
+            namespace["broken_setup"], namespace["broken_step"], seed, "cpu", watch=False
+        )
     return true_loss(seed, trace)
 
 
@@ -112,7 +114,7 @@ def broken_trace(variant: Variant, seed: int) -> dict:
     code = build_broken(variant)
     with global_rng():
         try:
-            return collect_fix_trace(code["broken_setup"], code["broken_step"], seed, "cpu")
+            return collect_fix_trace(code["broken_setup"], code["broken_step"], seed, "cpu", watch=False)
         except Exception as exc:  # the broken code raises: it fails every check
             return {"error": f"{type(exc).__name__}: {str(exc)[:160]}"}
 
