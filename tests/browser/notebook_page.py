@@ -6,7 +6,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from browser.notebook_checks import READ_CELLS, CellView, Problem, problems_in
 
@@ -226,6 +226,43 @@ class NotebookPage:
                 if interaction.changed:
                     break
         return interaction
+
+
+_AS_OPENED = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const text = panel.content.node.innerText;
+  return { dirty: panel.context.model.dirty, text };
+}"""
+_RAW_WIDGET = re.compile(r"\b(VBox|HBox|Box|interactive)\(children=")
+
+
+def _as_opened_state(page: Any) -> dict:
+    """The panel's state; asked again when a busy machine lets Chromium drop the first answer's promise."""
+    for attempt in range(3):
+        try:
+            return page.evaluate(_AS_OPENED)
+        except Exception as exc:  # playwright's Error: "Resulting promise was garbage collected"
+            if "garbage collected" not in str(exc) or attempt == 2:
+                raise
+            page.wait_for_timeout(500)
+    raise AssertionError("unreachable")
+
+
+def assert_as_opened(notebook: NotebookPage) -> None:
+    """Opened and left alone (kernel started, nothing run), a notebook is not marked modified (its stored
+    kernel metadata is what Lab writes) and shows no raw widget text such as `VBox(children=...)` where no
+    widget is live yet, and no nbval markers (cell metadata tags, invisible to learners)."""
+    notebook.page.wait_for_timeout(1500)  # the kernel's info reply reaches the model after the kernel idles
+    state = _as_opened_state(notebook.page)
+    problems = []
+    if state["dirty"]:
+        problems.append("JupyterLab marks the notebook modified as soon as it is opened")
+    raw = _RAW_WIDGET.search(state["text"])
+    if raw:
+        problems.append(f"raw widget text {state['text'][raw.start() : raw.start() + 60]!r}")
+    if "NBVAL" in state["text"]:
+        problems.append("an nbval marker is visible to learners")
+    assert not problems, f"{notebook.path}: " + "; ".join(problems)
 
 
 def assert_works_in_jupyterlab(notebook: NotebookPage) -> None:

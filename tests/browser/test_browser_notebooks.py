@@ -1,4 +1,6 @@
-"""Every course notebook run in a real JupyterLab: no errors, everything drawn, widgets live.
+"""Every course notebook in a real JupyterLab, as a learner meets it: first opened and left alone (not
+marked modified, no raw widget text, no nbval markers), then run: no errors, everything drawn, widgets
+live. One page and one kernel serve both looks.
 
 Under `--dist loadfile` each notebook is scheduled on its own (tests/conftest.py: SPREAD_PER_TEST), so
 the workers share the notebooks as they finish them instead of taking fixed halves.
@@ -12,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from browser.course_files import course_notebooks
-from browser.notebook_page import assert_works_in_jupyterlab
+from browser.notebook_page import assert_as_opened, assert_works_in_jupyterlab
 
 if TYPE_CHECKING:
     from browser.notebook_page import NotebookPage
@@ -24,5 +26,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 def test_course_notebook_runs_clean_in_jupyterlab(
     open_notebook: Callable[[str], NotebookPage], path: str
 ) -> None:
-    """A course notebook works for a reader who opens it in JupyterLab and runs all cells."""
-    assert_works_in_jupyterlab(open_notebook(path))
+    """A course notebook is as stored when a reader opens it in JupyterLab, and works when all cells run."""
+    notebook = open_notebook(path)
+    assert_as_opened(notebook)
+    assert_works_in_jupyterlab(notebook)
