@@ -16,7 +16,8 @@ from autograd_instructor.grading.redact import HIDDEN
 pytestmark = pytest.mark.slow
 
 SEED = hidden_runs(None, "D", 1)[0][1]  # part 1's first hidden seed, as an answer could print it
-HANGS = f"slow = 1  # {SEED}\nwhile True:\n    pass\n"
+# It sleeps, so the two timeouts (one per part) wait without burning a core the other worker needs.
+HANGS = f"slow = 1  # {SEED}\nimport time\nwhile True:\n    time.sleep(0.5)\n"
 QUICK = "scale = 2.0\n"
 
 
