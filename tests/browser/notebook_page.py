@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -79,6 +80,10 @@ class Interaction:
     def changed(self) -> bool:
         """Whether the output shows something new (and not just nothing)."""
         return bool(self.after.strip()) and self.after != self.before
+
+
+# Where screenshots of passing notebooks are kept for a person to look at (unset: none are taken).
+SCREENSHOTS_ENV = "AUTOGRAD_COURSE_SCREENSHOTS"
 
 
 class NotebookPage:
@@ -186,6 +191,15 @@ class NotebookPage:
         self.page.set_viewport_size(size)
         return path
 
+    def keep_screenshot(self) -> Path | None:
+        """After a pass, a screenshot to look at, kept in the folder AUTOGRAD_COURSE_SCREENSHOTS names; none
+        without it (CI): a full-page screenshot costs Chromium a second or two of CPU, and pytest's
+        temporary folder would only throw it away. A failure's report always takes one."""
+        folder = os.environ.get(SCREENSHOTS_ENV)
+        if not folder:
+            return None
+        return NotebookPage(self.lab, self.path, Path(folder)).screenshot()
+
     def report(self, problems: list[Problem]) -> str:
         """An assertion message: each problem on a line, then where the screenshot is."""
         lines = [f"{self.path}: {len(problems)} problem(s) in JupyterLab", *(f"  {p}" for p in problems)]
@@ -276,4 +290,4 @@ def assert_works_in_jupyterlab(notebook: NotebookPage) -> None:
             f"\n  moving the first {interaction.kind} did not change the output after it:"
             f" {interaction.before[:300]!r}"
         )
-    notebook.screenshot()
+    notebook.keep_screenshot()

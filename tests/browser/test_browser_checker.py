@@ -25,17 +25,17 @@ def test_exercise_check_shows_short_verdict(open_notebook: OpenNotebook, path: s
     errors = [
         (c.index, o["shown"].strip()) for c in notebook.cells() for o in c.outputs if o["type"] == "error"
     ]
-    message = notebook.report([])
-    assert errors, f"no check cell failed in the fixture\n{message}"
+    assert errors, f"no check cell failed in the fixture\n{notebook.report([])}"
     for index, shown in errors:
         lines = shown.splitlines()
         assert re.search(r"not attempted", shown, re.IGNORECASE), (
-            f"cell {index} shows {shown[:500]!r}\n{message}"
+            f"cell {index} shows {shown[:500]!r}\n{notebook.report([])}"
         )
         assert len(lines) <= 3 and "Traceback" not in shown and "---" not in shown, (
-            f"cell {index} shows a long traceback ({len(lines)} lines): {shown[:500]!r}\n{message}"
+            f"cell {index} shows a long traceback ({len(lines)} lines): {shown[:500]!r}\n"
+            + notebook.report([])
         )
-    notebook.screenshot()
+    notebook.keep_screenshot()
 
 
 def test_checker_passes_a_healthy_notebook(open_notebook: OpenNotebook) -> None:
