@@ -266,7 +266,7 @@ def test_a_patch_that_says_it_is_equal_is_seen_while_the_fix_runs():
 
 
 def test_the_graders_own_trainings_run_unwatched_and_a_learners_run_watched(monkeypatch):
-    """The watch compares about two thousand names at every hook, a fifth of a training's time: the
+    """The watch compares about two thousand names at every hook, about half a training's time: the
     grader's own trainings of its own code (parts.broken_trace, parts.reference_reach), where no
     learner code runs, go without it; the training of a fix keeps it."""
     from autograd_instructor.challenge import parts

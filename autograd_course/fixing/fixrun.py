@@ -112,8 +112,8 @@ def collect_fix_trace(
 ) -> dict[str, Any]:
     """Run fixed_setup(seed, device) and FIX_STEPS fixed_step calls; raw tensors on CPU, and `patched`:
     what of torch, the toolkit or the optimizers differed while they ran (absent when nothing did).
-    watch=False skips that watch (a fifth of the training's time): only for the grader's own runs of
-    its own code, where no learner code runs in the process."""
+    watch=False skips that watch (about half the training's time, by py-spy): only for the grader's own
+    runs of its own code, where no learner code runs in the process."""
     if not watch:
         return _trained(fixed_setup, fixed_step, seed, device, lambda: None)
     with _Untouched() as untouched:
