@@ -170,15 +170,17 @@ class NotebookPage:
                 return found
             self.page.wait_for_timeout(500)
 
-    def screenshot(self) -> Path:
-        """A screenshot of the whole notebook (the viewport grown to its height), saved under `shots`."""
+    def screenshot(self, folder: Path | None = None) -> Path:
+        """A screenshot of the whole notebook (the viewport grown to its height), saved under folder
+        (`shots` by default)."""
         height = self.page.evaluate(
             "() => { const n = document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer');"
             " return n ? n.scrollHeight : 0; }"
         )
         size = self.page.viewport_size or {"width": 1280, "height": 900}
-        path = self.shots / (re.sub(r"[^A-Za-z0-9_.-]", "_", self.path) + ".png")
-        self.shots.mkdir(parents=True, exist_ok=True)
+        folder = self.shots if folder is None else folder
+        path = folder / (re.sub(r"[^A-Za-z0-9_.-]", "_", self.path) + ".png")
+        folder.mkdir(parents=True, exist_ok=True)
         self.page.set_viewport_size(
             {"width": size["width"], "height": min(max(size["height"], height + 300), 16000)}
         )
@@ -198,7 +200,7 @@ class NotebookPage:
         folder = os.environ.get(SCREENSHOTS_ENV)
         if not folder:
             return None
-        return NotebookPage(self.lab, self.path, Path(folder)).screenshot()
+        return self.screenshot(Path(folder))
 
     def report(self, problems: list[Problem]) -> str:
         """An assertion message: each problem on a line, then where the screenshot is."""
