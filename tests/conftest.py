@@ -1,5 +1,9 @@
 """Shared test configuration."""
 
+from pathlib import Path
+
+import pytest
+
 # Fixture notebooks are inputs to tests (some fail on purpose); nbval must not collect them.
 collect_ignore_glob = ["fixtures/*", "**/fixtures/*"]
 
@@ -53,3 +57,25 @@ def pytest_xdist_make_scheduler(config, log):
             super()._assign_work_unit(node)
 
     return SpreadScheduling(config, log)
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected what they will
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out nbval's items for each notebook that a selected `stored_outputs` browser test runs and
+    judges by strict nbval's rules (tests/stored_outputs.py): one execution serves both checks. Where the
+    browser tests cannot run (no Chromium), they skip and nbval keeps its items."""
+    from browser.chromium import chromium_problem
+
+    judged = {mark.args[0] for i in items if (mark := i.get_closest_marker("stored_outputs"))}
+    if not judged or chromium_problem():
+        return
+    root = Path(config.rootpath)
+    left_out = [
+        i
+        for i in items
+        if type(i).__name__ == "IPyNbCell" and Path(i.path).relative_to(root).as_posix() in judged
+    ]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        gone = set(left_out)
+        items[:] = [i for i in items if i not in gone]

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "INSTALL_HINT", "REQUIRE_BROWSER", "require_chromium"]
+__all__ = [
+    "CHROMIUM",
+    "CHROMIUM_ARGS",
+    "INSTALL_HINT",
+    "REQUIRE_BROWSER",
+    "chromium_problem",
+    "require_chromium",
+]
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Flags that work in a container without a GPU or network; Playwright's own browser download cannot work here.
@@ -25,16 +32,20 @@ INSTALL_HINT = "install it with: apt-get update && apt-get install -y chromium"
 REQUIRE_BROWSER = "AUTOGRAD_COURSE_REQUIRE_BROWSER"
 
 
+def chromium_problem(path: Path = CHROMIUM) -> str:
+    """Why the browser tests cannot run here ("" when Chromium and playwright are both there)."""
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        return f"Chromium not found at {path}"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is missing (pip install -c constraints.txt -e '.[dev]')"
+    return ""
+
+
 def require_chromium(path: Path = CHROMIUM) -> Path:
     """Return `path` if Chromium and playwright are there; else skip, or fail where REQUIRE_BROWSER=1 (CI)."""
-    reason = ""
-    if not (path.is_file() and os.access(path, os.X_OK)):
-        reason = f"Chromium not found at {path}"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            reason = "the playwright package is missing (pip install -c constraints.txt -e '.[dev]')"
+    reason = chromium_problem(path)
     if not reason:
         return path
     if os.environ.get(REQUIRE_BROWSER) == "1":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -9,12 +10,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from stored_outputs import NBVAL_SANITIZERS, differences, sanitizers
+
 from browser.notebook_checks import READ_CELLS, CellView, Problem, problems_in
 
 if TYPE_CHECKING:
     from browser.lab_page import LabPage
 
-__all__ = ["Interaction", "NotebookPage", "assert_works_in_jupyterlab"]
+__all__ = [
+    "Interaction",
+    "NotebookPage",
+    "assert_as_opened",
+    "assert_holds_stored_outputs",
+    "assert_works_in_jupyterlab",
+]
 
 _FINISHED = """() => {
   const panel = window.jupyterapp.shell.currentWidget;
@@ -161,6 +170,10 @@ class NotebookPage:
             for i, c in enumerate(raw)
         ]
 
+    def model(self) -> dict:
+        """The notebook as JupyterLab holds it now (what Save would write), as nbformat JSON."""
+        return self.page.evaluate(_MODEL)
+
     def problems(self, settle: float = 10.0) -> list[Problem]:
         """The checks' findings, giving diagrams, widgets and images up to `settle` s to finish drawing."""
         deadline = time.monotonic() + settle
@@ -244,6 +257,8 @@ class NotebookPage:
         return interaction
 
 
+# The notebook as JupyterLab would save it (nbformat JSON), read from its model without saving.
+_MODEL = "() => window.jupyterapp.shell.currentWidget.context.model.toJSON()"
 _AS_OPENED = """() => {
   const panel = window.jupyterapp.shell.currentWidget;
   const text = panel.content.node.innerText;
@@ -264,6 +279,14 @@ def _as_opened_state(page: Any) -> dict:
     raise AssertionError("unreachable")
 
 
+def assert_holds_stored_outputs(notebook: NotebookPage, stored: Path) -> None:
+    """Strict nbval's verdict on the run just made (tests/stored_outputs.py), with nbval's own sanitizers."""
+    found = differences(json.loads(stored.read_text()), notebook.model(), sanitizers(NBVAL_SANITIZERS))
+    assert not found, f"{notebook.path}: strict nbval fails JupyterLab's run of it:\n" + "\n".join(
+        f"  {d}" for d in found
+    )
+
+
 def assert_as_opened(notebook: NotebookPage) -> None:
     """Opened and left alone (kernel started, nothing run), a notebook is not marked modified (its stored
     kernel metadata is what Lab writes) and shows no raw widget text such as `VBox(children=...)` where no
@@ -281,9 +304,12 @@ def assert_as_opened(notebook: NotebookPage) -> None:
     assert not problems, f"{notebook.path}: " + "; ".join(problems)
 
 
-def assert_works_in_jupyterlab(notebook: NotebookPage) -> None:
-    """Run all cells; assert nothing is broken; move the first control and assert its output follows."""
+def assert_works_in_jupyterlab(notebook: NotebookPage, stored: Path | None = None) -> None:
+    """Run all cells; assert nothing is broken; move the first control and assert its output follows.
+    With `stored` (the committed notebook), the run's outputs must also pass strict nbval against it."""
     notebook.run_all()
+    if stored is not None:
+        assert_holds_stored_outputs(notebook, stored)
     problems = notebook.problems()
     assert not problems, notebook.report(problems)
     interaction = notebook.interact()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from browser.course_files import course_notebooks
+from browser.course_files import REPO, course_notebooks
 from browser.notebook_page import assert_as_opened, assert_works_in_jupyterlab
 
 if TYPE_CHECKING:
@@ -22,11 +22,13 @@ if TYPE_CHECKING:
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-@pytest.mark.parametrize("path", course_notebooks("notebooks"))
+@pytest.mark.parametrize(
+    "path", [pytest.param(p, marks=pytest.mark.stored_outputs(p)) for p in course_notebooks("notebooks")]
+)
 def test_course_notebook_runs_clean_in_jupyterlab(
     open_notebook: Callable[[str], NotebookPage], path: str
 ) -> None:
     """A course notebook is as stored when a reader opens it in JupyterLab, and works when all cells run."""
     notebook = open_notebook(path)
     assert_as_opened(notebook)
-    assert_works_in_jupyterlab(notebook)
+    assert_works_in_jupyterlab(notebook, stored=REPO / path)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from browser.course_files import course_notebooks
+from browser.course_files import REPO, course_notebooks
 from browser.notebook_page import assert_works_in_jupyterlab
 
 if TYPE_CHECKING:
@@ -16,7 +16,9 @@ if TYPE_CHECKING:
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-@pytest.mark.parametrize("path", course_notebooks("solutions"))
+@pytest.mark.parametrize(
+    "path", [pytest.param(p, marks=pytest.mark.stored_outputs(p)) for p in course_notebooks("solutions")]
+)
 def test_solution_in_jupyterlab(open_notebook: Callable[[str], NotebookPage], path: str) -> None:
     """A challenge solution runs clean in JupyterLab, like the course notebooks."""
-    assert_works_in_jupyterlab(open_notebook(path))
+    assert_works_in_jupyterlab(open_notebook(path), stored=REPO / path)
