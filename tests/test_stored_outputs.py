@@ -1,10 +1,11 @@
 """tests/stored_outputs.py gives strict nbval's verdict: nbval itself, run on the same stored notebooks,
 fails exactly the cells it fails.
 
-One small notebook (streams, carriage returns, backspaces, HTML, an object's address, random output
-marked ignored, an exception tagged as expected, stderr) is run once with nbclient; each variant below
-changes its stored outputs the way a real regression or a harmless rerun would. nbval runs every
-variant in a child pytest; stored_outputs judges each against the one nbclient run.
+A block of cells (streams, carriage returns, backspaces, HTML, an object's address, random output
+marked ignored, an exception tagged as expected, stderr) is repeated once per variant below, and the
+notebook is run once with nbclient. Each variant changes one cell's stored outputs in its own block,
+the way a real regression or a harmless rerun would. nbval runs the changed notebook in a child
+pytest; stored_outputs judges it against the one nbclient run.
 """
 
 from __future__ import annotations
@@ -101,66 +102,63 @@ VARIANTS: dict[str, tuple[int, Callable[[dict], None] | None, bool]] = {
 }
 
 
-def _notebook() -> nbformat.NotebookNode:
+def _notebook(blocks: int = 1) -> nbformat.NotebookNode:
+    """CELLS `blocks` times over (block k's cell i is cell k * len(CELLS) + i), each block on its own."""
     nb = nbformat.v4.new_notebook()
-    for kind, source in CELLS:
-        nb.cells.append(
-            nbformat.v4.new_markdown_cell(source) if kind == "md" else nbformat.v4.new_code_cell(source)
-        )
-    nb.cells[RAISES].metadata["tags"] = ["raises-exception"]
+    for _ in range(blocks):
+        for kind, source in CELLS:
+            nb.cells.append(
+                nbformat.v4.new_markdown_cell(source) if kind == "md" else nbformat.v4.new_code_cell(source)
+            )
+        nb.cells[-len(CELLS) + RAISES].metadata["tags"] = ["raises-exception"]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb
 
 
 @pytest.fixture(scope="module")
 def verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[set[int], set[int]]]:
-    """Variant -> (cells nbval fails, cells stored_outputs fails), as indices among all cells."""
+    """Variant -> (cells of its block nbval fails, cells of its block stored_outputs fails), as indices
+    within CELLS. One notebook holds a block per variant, so nbclient and nbval each start one kernel."""
     folder = tmp_path_factory.mktemp("stored-outputs")
-    ran = _notebook()
+    ran = _notebook(len(VARIANTS))
     NotebookClient(ran, kernel_name="python3", timeout=60).execute()
-    for name, (index, change, _) in VARIANTS.items():
-        stored = copy.deepcopy(ran)
+    stored = copy.deepcopy(ran)
+    for k, (index, change, _) in enumerate(VARIANTS.values()):
         if change is not None:
-            change(stored.cells[index])
-        nbformat.write(stored, folder / f"{name}.ipynb")
-    pytest_ = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-rA",
-        "-o",
-        "addopts=",
-        "-p",
-        "no:cacheprovider",
-        "-n",
-        "2",
-    ]
-    nbval = ["--dist=loadfile", "--nbval", "--nbval-current-env", f"--nbval-sanitize-with={NBVAL_SANITIZERS}"]
+            change(stored.cells[k * len(CELLS) + index])
+    nbformat.write(stored, folder / "variants.ipynb")
+    nbval = ["--nbval", "--nbval-current-env", f"--nbval-sanitize-with={NBVAL_SANITIZERS}"]
     done = subprocess.run(
-        [*pytest_, *nbval, str(folder)],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-rA",
+            "-o",
+            "addopts=",
+            "-p",
+            "no:cacheprovider",
+            *nbval,
+            ".",
+        ],
         cwd=folder,
         capture_output=True,
         text=True,
         timeout=300,
     )
-    code = [
-        i for i, cell in enumerate(ran.cells) if cell.cell_type == "code"
-    ]  # nbval's "Cell k" is code cell k
-    nbval_failed: dict[str, set[int]] = {name: set() for name in VARIANTS}
-    for name, cell in re.findall(r"^FAILED \S*?([\w-]+)\.ipynb::Cell (\d+)", done.stdout, flags=re.MULTILINE):
-        nbval_failed[name].add(code[int(cell)])
+    code = [i for i, cell in enumerate(ran.cells) if cell.cell_type == "code"]  # nbval's Cell k: code cell k
+    by_nbval = {code[int(k)] for k in re.findall(r"^FAILED \S+::Cell (\d+)", done.stdout, flags=re.MULTILINE)}
     passed = re.findall(r"^PASSED ", done.stdout, flags=re.MULTILINE)
-    assert len(passed) + sum(map(len, nbval_failed.values())) == len(VARIANTS) * len(code), done.stdout[
-        -3000:
-    ]
-    rules = sanitizers(NBVAL_SANITIZERS)
+    assert len(passed) + len(by_nbval) == len(code), done.stdout[-3000:]
+    by_us = {d.cell for d in differences(stored, ran, sanitizers(NBVAL_SANITIZERS))}
+    blocks = {name: range(k * len(CELLS), (k + 1) * len(CELLS)) for k, name in enumerate(VARIANTS)}
     return {
         name: (
-            nbval_failed[name],
-            {d.cell for d in differences(nbformat.read(folder / f"{name}.ipynb", 4), ran, rules)},
+            {i - cells.start for i in by_nbval if i in cells},
+            {i - cells.start for i in by_us if i in cells},
         )
-        for name in VARIANTS
+        for name, cells in blocks.items()
     }
 
 
