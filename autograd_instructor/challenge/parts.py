@@ -174,7 +174,6 @@ def judge_part2(
         message = "define your fixed function(s), then run this cell again"
         return Verdict(exercise_id, 2, Outcome.NOT_ATTEMPTED, message), FixJudgement(message=message)
     chosen = resolve_variant(exercise_id, variant)
-    relevant = broken_failures(chosen, seed)
     if given is not None and (why := given_problem(chosen, seed, given)):
         message = f"{why}: your cell changes torch, the model or the optimizer; fix the functions instead"
         return Verdict(exercise_id, 2, Outcome.INCORRECT, message), FixJudgement(message=message)
@@ -182,6 +181,7 @@ def judge_part2(
     ran = _ran(trace)
     if all(judged.status[n] == "passed" for n in CHECKS):
         return Verdict(exercise_id, 2, Outcome.CORRECT, judged.message + ran, judged.checks), judged
+    relevant = broken_failures(chosen, seed)  # only an incorrect fix needs them: judged here, not before
     shown = tuple((name, ok) for name, ok in judged.checks if name in relevant)
     passing = [name for name, _ in judged.checks if name not in relevant]
     already = f" (not shown: {', '.join(passing)}, which the broken code already passes)" if passing else ""
