@@ -12,7 +12,7 @@ collect_ignore_glob = ["fixtures/*", "**/fixtures/*"]
 # unit, so the workers share them as they finish (every other file stays whole on one worker, which
 # its module-scoped fixtures, e.g. one grading run for the whole file, need). xdist's own
 # `xdist_group` cannot do this here: with pytest 9 it no longer renames the test ids it groups by.
-SPREAD_PER_TEST = ("tests/browser/test_browser_notebooks.py",)
+SPREAD_PER_TEST = ("tests/browser/test_browser_notebooks.py", "tests/browser/test_browser_solutions.py")
 
 # Files that take minutes (the slowest in `--durations`), started first, longest first: xdist
 # otherwise orders files by their number of tests, which puts these few-test files last, where

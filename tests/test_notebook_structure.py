@@ -21,7 +21,8 @@ ERROR_SECTION = ("Symptom", "Reproduce", "Evidence", "Fix", "Check")
 # Density: a lesson a learner can hold in mind; support code lives in the package.
 MAX_CELLS, MAX_CODE_CELLS = 45, 30
 MIN_ACTIVITIES = 2
-# The only cell tags a lesson may carry: papermill's, the setup cell and nbval's skip marker.
+# The only cell tags a lesson may carry: papermill's, the setup cell and nbval's ignore-output marker
+# (never nbval-skip: every lesson is judged from one Run All, tests/stored_outputs.py).
 ALLOWED_TAGS = {"parameters", "setup", "nbval-ignore-output"}
 # What JupyterLab writes when a python3 kernel starts: stored the same, opening a lesson changes nothing.
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}

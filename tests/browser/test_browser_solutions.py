@@ -1,4 +1,5 @@
-"""Every challenge solution run in a real JupyterLab, checked like the course notebooks."""
+"""Every challenge solution run in a real JupyterLab, checked like the course notebooks (and, like them,
+scheduled one by one under `--dist loadfile`: tests/conftest.py, SPREAD_PER_TEST)."""
 
 from __future__ import annotations
 
