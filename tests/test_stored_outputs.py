@@ -121,7 +121,8 @@ def verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[set[in
     within CELLS. One notebook holds a block per variant, so nbclient and nbval each start one kernel."""
     folder = tmp_path_factory.mktemp("stored-outputs")
     ran = _notebook(len(VARIANTS))
-    NotebookClient(ran, kernel_name="python3", timeout=60).execute()
+    # killed at the end, as the course's own runs do: a graceful stop waits for the kernel to go
+    NotebookClient(ran, kernel_name="python3", timeout=60, shutdown_kernel="immediate").execute()
     stored = copy.deepcopy(ran)
     for k, (index, change, _) in enumerate(VARIANTS.values()):
         if change is not None:
