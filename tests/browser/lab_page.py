@@ -79,6 +79,12 @@ class LabPage:
         self.page.evaluate(_OPEN, path)
         self.page.wait_for_function(_OPENED, arg=path, timeout=timeout * 1000, polling=200)
         self.page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout * 1000)
+        self.wait_for_kernel_idle(timeout)
+
+    def wait_for_kernel_idle(self, timeout: float = 90.0) -> None:
+        """Wait until the current notebook's kernel is connected and idle. A kernel shut down while the
+        page is still connecting to it makes the server answer 500 a few seconds later, in the console
+        of whichever notebook comes next."""
         self.page.wait_for_function(_KERNEL_IDLE, timeout=timeout * 1000, polling=200)
 
     def close_all(self, settle_ms: int = 1000) -> None:

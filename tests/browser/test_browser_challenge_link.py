@@ -27,3 +27,4 @@ def test_last_lesson_next_link_opens_the_challenge(open_notebook: Callable[[str]
     page.wait_for_function(f"() => ({_CURRENT})() !== '{LAST_LESSON}'", timeout=30_000)
     assert page.evaluate(_CURRENT) == "exercises/A_detached_output.ipynb"
     assert page.locator(".jp-Dialog").count() == 0, "JupyterLab showed a dialog instead of the notebook"
+    notebook.lab.wait_for_kernel_idle()  # the challenge's kernel, before the teardown shuts it down
