@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["PORTABLE", "child_environment", "strict_nbval_failures"]
+__all__ = ["NO_KERNEL", "PORTABLE", "child_environment", "strict_nbval_failures", "unstarted"]
 
 ROOT = Path(__file__).resolve().parent.parent
 PORTABLE = {"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -27,19 +27,41 @@ def child_environment(base: dict[str, str] | None = None) -> dict[str, str]:
     return {**env, **PORTABLE}
 
 
+# nbval's error when a notebook's kernel never answered: it says nothing about the notebook (a port taken
+# by another process while the kernel started, on a machine this busy, leaves it unable to answer).
+NO_KERNEL = "RuntimeError: Kernel didn't respond in"
+
+
+def unstarted(failed: list[str]) -> list[str]:
+    """The notebooks of `failed` (pytest's FAILED/ERROR lines) when every failure is a kernel that never
+    answered; [] when any is something else (a cell error, an output that differs)."""
+    cells = [line for line in failed if "::" in line]
+    if not cells or not all(NO_KERNEL in line for line in cells):
+        return []
+    return sorted({line.split()[1].split("::")[0] for line in cells})
+
+
 def strict_nbval_failures(env: dict[str, str], *options: str, timeout: float = 900) -> str:
     """Run strict nbval on notebooks/ and solutions/ in a child pytest (2 workers); "" when every cell holds,
-    else the failed cells. `options` are added to pytest's command line (pyproject.toml's addopts apply)."""
+    else the failed cells. `options` are added to pytest's command line (pyproject.toml's addopts apply).
+    Notebooks whose kernel never answered, and nothing else, run once more."""
     folders = [f for f in ("notebooks", "solutions") if (ROOT / f).is_dir()]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-n", "2", *options, *folders],
+    done = _child_pytest(env, [*options, *folders], timeout)
+    failed = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    if done.returncode != 0 and (again := unstarted(failed)):
+        done = _child_pytest(env, [*options, *again], timeout)
+        failed = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    if done.returncode == 0:
+        return ""
+    return "\n".join(failed or done.stdout.splitlines()[-30:]) + "\n" + done.stderr[-2000:]
+
+
+def _child_pytest(env: dict[str, str], args: list[str], timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "2", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         timeout=timeout,
     )
-    if done.returncode == 0:
-        return ""
-    failed = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
-    return "\n".join(failed or done.stdout.splitlines()[-30:]) + "\n" + done.stderr[-2000:]
