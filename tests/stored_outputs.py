@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NBVAL_SANITIZERS", "ROOT", "Difference", "differences", "sanitizers"]
+__all__ = ["NBVAL_RULES", "NBVAL_SANITIZERS", "ROOT", "Difference", "differences", "sanitizers"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -90,6 +90,10 @@ def sanitizers(*files: Path) -> list[tuple[str, str]]:
     for file in files:
         pairs += re.findall(r"^regex: (.*)$\n^replace: (.*)$", file.read_text(), flags=re.MULTILINE)
     return pairs
+
+
+# The rules strict nbval applies here, read once.
+NBVAL_RULES = sanitizers(NBVAL_SANITIZERS)
 
 
 def _options(cell: dict) -> dict[str, bool]:

@@ -47,13 +47,17 @@ def strict_nbval_failures(env: dict[str, str], *options: str, timeout: float = 9
     Notebooks whose kernel never answered, and nothing else, run once more."""
     folders = [f for f in ("notebooks", "solutions") if (ROOT / f).is_dir()]
     done = _child_pytest(env, [*options, *folders], timeout)
-    failed = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    failed = _failed_lines(done)
     if done.returncode != 0 and (again := unstarted(failed)):
         done = _child_pytest(env, [*options, *again], timeout)
-        failed = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+        failed = _failed_lines(done)
     if done.returncode == 0:
         return ""
     return "\n".join(failed or done.stdout.splitlines()[-30:]) + "\n" + done.stderr[-2000:]
+
+
+def _failed_lines(done: subprocess.CompletedProcess) -> list[str]:
+    return [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
 
 
 def _child_pytest(env: dict[str, str], args: list[str], timeout: float) -> subprocess.CompletedProcess:

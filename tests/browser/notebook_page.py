@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from stored_outputs import NBVAL_SANITIZERS, differences, sanitizers
+from stored_outputs import NBVAL_RULES, differences
 
 from browser.notebook_checks import READ_CELLS, CellView, Problem, problems_in
 
@@ -281,7 +281,7 @@ def _as_opened_state(page: Any) -> dict:
 
 def assert_holds_stored_outputs(notebook: NotebookPage, stored: Path) -> None:
     """Strict nbval's verdict on the run just made (tests/stored_outputs.py), with nbval's own sanitizers."""
-    found = differences(json.loads(stored.read_text()), notebook.model(), sanitizers(NBVAL_SANITIZERS))
+    found = differences(json.loads(stored.read_text()), notebook.model(), NBVAL_RULES)
     assert not found, f"{notebook.path}: strict nbval fails JupyterLab's run of it:\n" + "\n".join(
         f"  {d}" for d in found
     )
