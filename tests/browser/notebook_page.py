@@ -259,8 +259,15 @@ class NotebookPage:
 
 # The notebook as JupyterLab would save it (nbformat JSON), read from its model without saving.
 _MODEL = "() => window.jupyterapp.shell.currentWidget.context.model.toJSON()"
-_AS_OPENED = """() => {
+# The kernel's info and spec replies reach the model (language_info, kernelspec) after the kernel idles:
+# the panel awaits them from the moment the kernel connected, so awaiting them here, later, resumes after
+# its updates have run; one more task lets anything they scheduled settle.
+_AS_OPENED = """async () => {
   const panel = window.jupyterapp.shell.currentWidget;
+  const kernel = panel.sessionContext.session.kernel;
+  await kernel.info;
+  await kernel.spec;
+  await new Promise((resolve) => setTimeout(resolve, 100));
   const text = panel.content.node.innerText;
   return { dirty: panel.context.model.dirty, text };
 }"""
@@ -291,7 +298,6 @@ def assert_as_opened(notebook: NotebookPage) -> None:
     """Opened and left alone (kernel started, nothing run), a notebook is not marked modified (its stored
     kernel metadata is what Lab writes) and shows no raw widget text such as `VBox(children=...)` where no
     widget is live yet, and no nbval markers (cell metadata tags, invisible to learners)."""
-    notebook.page.wait_for_timeout(1500)  # the kernel's info reply reaches the model after the kernel idles
     state = _as_opened_state(notebook.page)
     problems = []
     if state["dirty"]:
