@@ -1,5 +1,7 @@
 """Answers the lesson 08 checks must judge: right ones written another way, plausible wrong ones."""
 
+import torch
+
 TABLE = {
     "08.2": {
         "right": [
@@ -64,6 +66,17 @@ def angle(*body: str) -> str:
 
 
 COS = "cos = (rows * others).sum(-1) / (rows.norm(dim=-1) * others.norm(dim=-1))"
+CLAMP_TO_ONE = angle(COS, "return torch.acos(cos.clamp(-1, 1))")
+
+
+def clamp_passes_its_bounds_gradient() -> bool:
+    """torch 2.13 passes clamp's gradient at a bound (1 at x = max); 2.14 stops it there (0). Clamping the
+    cosine to exactly ±1 lets acos's infinite slope through as NaN in the first, and cuts it off in the
+    second."""
+    x = torch.ones(1, requires_grad=True)
+    x.clamp(-1, 1).sum().backward()
+    return x.grad.item() == 1.0
+
 
 TABLE["08.4"] = {
     "right": [
@@ -76,9 +89,10 @@ TABLE["08.4"] = {
     ],
     "wrong": [
         angle(COS, "return torch.acos(cos)"),
-        angle(COS, "return torch.acos(cos.clamp(-1, 1))"),
         angle(COS, "return torch.nan_to_num(torch.acos(cos))"),
         angle(COS, "return torch.acos(cos.detach().clamp(-0.999, 0.999))"),
     ],
     "with_extra_lines": [angle(COS, "print(cos)", "return torch.acos(cos.clamp(-1 + 1e-7, 1 - 1e-7))")],
 }
+# By behaviour, as the check judges: a NaN gradient where clamp passes its bounds' gradient, finite where not.
+TABLE["08.4"]["wrong" if clamp_passes_its_bounds_gradient() else "right"].append(CLAMP_TO_ONE)
