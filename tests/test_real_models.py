@@ -335,10 +335,21 @@ def test_torchvision_models_are_ok_and_a_plain_list_is_found(name: str):
     torch.manual_seed(0)
     model = getattr(torchvision.models, name)(num_classes=10)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    step = classifier_step(model, optimizer, *images(n=2, size=32))
+    step = classifier_step(model, optimizer, *images(n=4, size=64))  # BatchNorm over more than 2 values
     assert diagnose(step, model, optimizer, steps=1).ok
     model.extra = [nn.Linear(10, 10)]
     assert diagnose(step, model, optimizer, steps=1).stage is Stage.PARAMS_UNREGISTERED
+
+
+def test_a_resnet_whose_last_batchnorm_sees_two_values_is_found_exploding():
+    """Two 32-pixel images reach ResNet-18's last stage as 1x1 maps: each BatchNorm channel normalises two
+    numbers, and the gradient norm is about 4e5 at a loss of 2.3. Not a healthy model: the doctor says so."""
+    torchvision = torchvision_or_skip()
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(num_classes=10)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    verdict = diagnose(classifier_step(model, optimizer, *images(n=2, size=32)), model, optimizer, steps=1)
+    assert verdict.stage is Stage.GRAD_MAGNITUDE, verdict
 
 
 # ---- scalers and schedules on real code: torchvision's ResNet-18 and transformers' GPT-2 -----
