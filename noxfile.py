@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import nox
@@ -26,6 +27,11 @@ COMPARED = ("2.13.0", "2.14.1")  # run A, run B of the compare session
 # torchvision builds that import beside a session's torch: the real-model tests use them where present
 # (PyPI's torchvision does not load beside the CPU build of 2.13.0, so those tests skip there).
 TORCHVISION = {"2.14.1": "0.29.1"}
+
+# nox points a session's TMPDIR into .nox/, inside the checkout; a test's tmp_path there lies under the
+# course root, where `autograd-course run` labels notebooks by their path in the course (two run tests
+# then fail for a reason torch has nothing to do with). The tests get the system's temporary folder.
+SYSTEM_TMP = tempfile.gettempdir()
 
 nox.options.default_venv_backend = "venv"
 nox.options.sessions = [f"torch-{v}" for v in TORCH_VERSIONS] + ["compare"]
@@ -78,7 +84,7 @@ def torch_session(version: str) -> None:
         failed = []
         for name, command in steps.items():  # every step runs: a nightly job wants all three verdicts
             try:
-                session.run(*command)
+                session.run(*command, env={"TMPDIR": SYSTEM_TMP})
             except CommandFailed:
                 failed.append(name)
         if failed:
