@@ -329,12 +329,17 @@ def test_the_checklist_is_data_with_an_entry_per_stage():
 
 
 # ---- torchvision, where it imports ------------------------------------------------------------
-@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v3_small"])
-def test_torchvision_models_are_ok_and_a_plain_list_is_found(name: str):
+def _torchvision_training(name: str) -> tuple[nn.Module, torch.optim.Optimizer]:
+    """A fresh torchvision classifier (seeded) and its SGD; skips where torchvision does not import."""
     torchvision = torchvision_or_skip()
     torch.manual_seed(0)
     model = getattr(torchvision.models, name)(num_classes=10)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return model, torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+
+
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v3_small"])
+def test_torchvision_models_are_ok_and_a_plain_list_is_found(name: str):
+    model, optimizer = _torchvision_training(name)
     step = classifier_step(model, optimizer, *images(n=4, size=64))  # BatchNorm over more than 2 values
     assert diagnose(step, model, optimizer, steps=1).ok
     model.extra = [nn.Linear(10, 10)]
@@ -344,10 +349,7 @@ def test_torchvision_models_are_ok_and_a_plain_list_is_found(name: str):
 def test_a_resnet_whose_last_batchnorm_sees_two_values_is_found_exploding():
     """Two 32-pixel images reach ResNet-18's last stage as 1x1 maps: each BatchNorm channel normalises two
     numbers, and the gradient norm is about 4e5 at a loss of 2.3. Not a healthy model: the doctor says so."""
-    torchvision = torchvision_or_skip()
-    torch.manual_seed(0)
-    model = torchvision.models.resnet18(num_classes=10)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    model, optimizer = _torchvision_training("resnet18")
     verdict = diagnose(classifier_step(model, optimizer, *images(n=2, size=32)), model, optimizer, steps=1)
     assert verdict.stage is Stage.GRAD_MAGNITUDE, verdict
 
