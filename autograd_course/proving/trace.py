@@ -37,19 +37,22 @@ ALIKE_STEPS = 3  # seeds alike in their first 3 steps' behaviour (`behaviour`) s
 
 
 def tensor_stats(t: torch.Tensor) -> dict:
-    """Shape, min/max/mean (NaN-aware floats) and NaN/Inf counts of one floating tensor."""
+    """Shape, min/max/mean (NaN-aware floats) and NaN/Inf counts of one floating tensor.
+
+    Every torch call of a traced step passes here, so it does few torch calls: one aminmax, and the
+    non-finite sample only where there is one."""
     d = t.detach().double().cpu()
-    finite = torch.isfinite(d)
     nan, inf = count_nonfinite(d).tolist()
+    low, high = d.aminmax() if d.numel() else (None, None)
     stats = {
         "shape": list(d.shape),
         "requires_grad": t.requires_grad,
         "nan": nan,
         "inf": inf,
-        "min": float(d.min()) if d.numel() else None,
-        "max": float(d.max()) if d.numel() else None,
+        "min": float(low) if low is not None else None,
+        "max": float(high) if high is not None else None,
         "mean": float(d.mean()) if d.numel() else None,
-        "nonfinite_sample": [float(v) for v in d[~finite].flatten()[:5]],
+        "nonfinite_sample": [float(v) for v in d[~torch.isfinite(d)].flatten()[:5]] if nan + inf else [],
         # what a non-finite tensor was computed from: its values are alike on every run, this is not
         "lineage": lineage(t).as_data() if nan + inf else None,
     }
