@@ -43,15 +43,16 @@ def tensor_stats(t: torch.Tensor) -> dict:
     non-finite sample only where there is one."""
     d = t.detach().double().cpu()
     nan, inf = count_nonfinite(d).tolist()
-    low, high = d.aminmax() if d.numel() else (None, None)
+    empty = d.numel() == 0
+    low, high = (None, None) if empty else (float(v) for v in d.aminmax())
     stats = {
         "shape": list(d.shape),
         "requires_grad": t.requires_grad,
         "nan": nan,
         "inf": inf,
-        "min": float(low) if low is not None else None,
-        "max": float(high) if high is not None else None,
-        "mean": float(d.mean()) if d.numel() else None,
+        "min": low,
+        "max": high,
+        "mean": None if empty else float(d.mean()),
         "nonfinite_sample": [float(v) for v in d[~torch.isfinite(d)].flatten()[:5]] if nan + inf else [],
         # what a non-finite tensor was computed from: its values are alike on every run, this is not
         "lineage": lineage(t).as_data() if nan + inf else None,
